@@ -1,0 +1,31 @@
+// model_call.hpp: one request the plan asks the runtime to send. The contract between the
+// compiler (interpreter/plan) and the runtime (scheduler, providers, store).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace mirac {
+
+/// Which wire format a provider speaks.
+enum class WireProtocol { openai_chat, anthropic_messages };
+
+/// Everything needed to send one chat request, and nothing secret: the API key is read
+/// from the environment variable `key_env` at send time and never stored.
+struct ModelCall {
+  std::string hash;      ///< hex SHA-256 of the canonical request (see interpreter/plan)
+  std::string provider;  ///< preset name: openai, anthropic, deepseek, dashscope, groq, gemini, local
+  WireProtocol protocol = WireProtocol::openai_chat;
+  std::string base_url;  ///< e.g. https://api.openai.com/v1 (overridable by <PROVIDER>_BASE_URL)
+  std::string key_env;   ///< e.g. OPENAI_API_KEY; empty for keyless local servers
+  std::string model;     ///< model string sent to the API, e.g. gpt-5.4
+  std::optional<std::string> system;  ///< the arm's system prompt, if any
+  std::string user;                   ///< the prompt text
+  /// Generation parameters from the spec: temperature, max_tokens, seed, top_p, and
+  /// `extra` (an object merged into the request body verbatim).
+  nlohmann::json params = nlohmann::json::object();
+};
+
+}  // namespace mirac
