@@ -1,0 +1,67 @@
+// environment.cpp: key lookup, base URL overrides and the up-front missing-key check.
+#include "runtime/providers/environment.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+namespace mirac {
+
+std::optional<std::string> ProcessEnvironment::get(const std::string& name) const {
+  const char* v = std::getenv(name.c_str());
+  if (!v || !*v) return std::nullopt;
+  return std::string(v);
+}
+
+std::optional<std::string> MapEnvironment::get(const std::string& name) const {
+  auto it = vars_.find(name);
+  if (it == vars_.end() || it->second.empty()) return std::nullopt;
+  return it->second;
+}
+
+std::string base_url_variable(const std::string& provider) {
+  std::string v;
+  for (unsigned char c : provider) v += std::isalnum(c) ? static_cast<char>(std::toupper(c)) : '_';
+  return v + "_BASE_URL";
+}
+
+std::string effective_base_url(const ModelCall& call, const Environment& env) {
+  if (auto v = env.get(base_url_variable(call.provider))) return *v;
+  return call.base_url;
+}
+
+std::vector<MissingKey> missing_keys(const std::vector<ModelCall>& calls, const Environment& env) {
+  std::map<std::string, MissingKey> by_var;
+  std::map<std::string, bool> present;  // look each variable up once
+  for (const auto& c : calls) {
+    if (c.key_env.empty()) continue;
+    auto [it, fresh] = present.try_emplace(c.key_env, false);
+    if (fresh) it->second = env.get(c.key_env).has_value();
+    if (it->second) continue;
+    MissingKey& m = by_var[c.key_env];
+    m.key_env = c.key_env;
+    if (std::find(m.providers.begin(), m.providers.end(), c.provider) == m.providers.end())
+      m.providers.push_back(c.provider);
+    ++m.calls;
+  }
+  std::vector<MissingKey> out;
+  for (auto& [k, m] : by_var) out.push_back(std::move(m));
+  return out;
+}
+
+std::string describe_missing_keys(const std::vector<MissingKey>& missing) {
+  if (missing.empty()) return {};
+  std::string s = fmt::format("{} API key{} missing; nothing was sent:\n", missing.size(),
+                              missing.size() == 1 ? " is" : "s are");
+  for (const auto& m : missing) {
+    std::string providers;
+    for (const auto& p : m.providers) providers += (providers.empty() ? "" : ", ") + p;
+    s += fmt::format("  {} (needed by {} for {} request{})\n", m.key_env, providers, m.calls,
+                     m.calls == 1 ? "" : "s");
+  }
+  return s;
+}
+
+}  // namespace mirac

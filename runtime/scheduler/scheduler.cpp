@@ -1,0 +1,433 @@
+// scheduler.cpp: one thread, one event loop. Admit requests per provider (pacing, budget),
+// drive the HTTP client, and turn each completion into a stored answer, a retry, or a
+// stop. Every answer is committed before the loop moves on.
+#include "runtime/scheduler/scheduler.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace mirac {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kMaxIdleWait = 0.25;  // re-check the cancel flag at least this often
+
+struct Item {
+  const ModelCall* call = nullptr;
+  std::size_t provider = 0;
+  std::string base_url;
+  const std::string* key = nullptr;
+  double est_in = 0, est_out = 0, est_cost = 0;
+  ModelPrice price;
+  int attempts = 0;
+  double first_sent = -1;
+  double started_mono = 0, started_wall = 0;
+  std::string url, body;  // built at first send, kept for retries
+};
+
+struct ProviderState {
+  std::string name;
+  Pacer pacer;
+  std::deque<std::size_t> queue;
+  std::multimap<double, std::size_t> retry;  // ready time -> item
+  int in_flight = 0;
+  bool stopped = false;
+};
+
+class Run {
+ public:
+  Run(const std::vector<ModelCall>& calls, Store& store, HttpClient& http,
+      const SchedulerOptions& options, SchedulerContext& ctx)
+      : calls_(calls), store_(store), http_(http), opt_(options), ctx_(ctx) {}
+
+  RunSummary go();
+
+ private:
+  bool prepare();
+  double dispatch(double now);
+  void send(std::size_t idx, double now);
+  void handle(const HttpCompletion& c);
+  void fail(Item& it, const Interpretation& in, const HttpResponse& r, AttemptRecord a,
+            const std::string& extra);
+  void stop_provider(ProviderState& p, const Interpretation& in);
+  void store_failed(const std::string& what);
+  bool has_pending_work() const;
+  void report(bool final);
+  void log(const std::string& s) {
+    if (ctx_.log) ctx_.log(s);
+  }
+  std::string redact(std::string s) const;
+
+  const std::vector<ModelCall>& calls_;
+  Store& store_;
+  HttpClient& http_;
+  const SchedulerOptions& opt_;
+  SchedulerContext& ctx_;
+  RunSummary sum_;
+  Progress prog_;
+  std::vector<Item> items_;
+  std::vector<ProviderState> providers_;
+  std::map<std::string, std::string> keys_;  // key_env -> value
+  std::set<std::string> notes_seen_;
+  double spent_ = 0, reserved_ = 0;
+  double start_ = 0, last_report_ = 0, cancel_deadline_ = kInf;
+  bool stopping_ = false, aborted_ = false;
+};
+
+std::string Run::redact(std::string s) const {
+  // Servers sometimes echo (part of) the key in an error message; never store or log it.
+  for (const auto& [var, key] : keys_) {
+    if (key.size() < 4) continue;
+    for (std::size_t pos; (pos = s.find(key)) != std::string::npos;) s.replace(pos, key.size(), "[redacted]");
+  }
+  return s;
+}
+
+bool Run::prepare() {
+  if (auto missing = missing_keys(calls_, ctx_.env); !missing.empty()) {
+    sum_.fatal_error = describe_missing_keys(missing);
+    return false;
+  }
+  if (opt_.budget_usd) {
+    if (auto unpriced = unpriced_models(calls_, opt_.prices); !unpriced.empty()) {
+      std::string list;
+      for (const auto& m : unpriced) list += (list.empty() ? "" : ", ") + m;
+      sum_.fatal_error = fmt::format(
+          "a budget needs a price for every model; no price for: {}. Nothing was sent.", list);
+      return false;
+    }
+  }
+  auto done = store_.done_hashes();
+  std::unordered_set<std::string> seen;
+  std::unordered_map<std::string, std::size_t> provider_index;
+  items_.reserve(calls_.size());
+  for (const auto& call : calls_) {
+    if (!seen.insert(call.hash).second) continue;  // same request twice in the plan: send once
+    ++sum_.total;
+    if (done.count(call.hash)) {
+      ++sum_.skipped;
+      continue;
+    }
+    auto [pit, fresh] = provider_index.try_emplace(call.provider, providers_.size());
+    if (fresh) {
+      ProviderState p;
+      p.name = call.provider;
+      auto lim = opt_.provider_limits.find(call.provider);
+      p.pacer = Pacer(lim != opt_.provider_limits.end() ? lim->second : opt_.default_limits);
+      providers_.push_back(std::move(p));
+    }
+    Item it;
+    it.call = &call;
+    it.provider = pit->second;
+    it.base_url = effective_base_url(call, ctx_.env);
+    if (!call.key_env.empty()) {
+      auto [kit, kfresh] = keys_.try_emplace(call.key_env);
+      if (kfresh) kit->second = ctx_.env.get(call.key_env).value_or("");
+      it.key = &kit->second;
+    }
+    auto [in, out] = estimate_tokens(call, opt_.default_max_output_tokens);
+    it.est_in = in;
+    it.est_out = out;
+    if (auto pr = opt_.prices.find(call.model); pr != opt_.prices.end()) it.price = pr->second;
+    it.est_cost = (in * it.price.input_per_mtok + out * it.price.output_per_mtok) / 1e6;
+    sum_.estimated_spend_usd += it.est_cost;
+    providers_[it.provider].queue.push_back(items_.size());
+    items_.push_back(std::move(it));
+  }
+  prog_.total = sum_.total;
+  prog_.skipped = prog_.done = sum_.skipped;
+  return true;
+}
+
+double Run::dispatch(double now) {
+  double wake = kInf;
+  if (stopping_ || sum_.budget_exhausted) return wake;
+  for (auto& p : providers_) {
+    while (!p.stopped) {
+      bool from_retry = !p.retry.empty() && p.retry.begin()->first <= now;
+      if (!from_retry && p.queue.empty()) {
+        if (!p.retry.empty()) wake = std::min(wake, p.retry.begin()->first);
+        break;
+      }
+      std::size_t idx = from_retry ? p.retry.begin()->second : p.queue.front();
+      Item& it = items_[idx];
+      double w = now;
+      if (!p.pacer.may_send(now, it.est_in + it.est_out, p.in_flight, w)) {
+        // At the concurrency cap a completion wakes us; otherwise wake when pacing allows.
+        if (p.in_flight < p.pacer.limits().max_in_flight) wake = std::min(wake, w);
+        if (!p.retry.empty()) wake = std::min(wake, std::max(w, p.retry.begin()->first));
+        break;
+      }
+      if (opt_.budget_usd && spent_ + reserved_ + it.est_cost > *opt_.budget_usd) {
+        sum_.budget_exhausted = true;
+        std::string m = fmt::format(
+            "budget: stopped sending; spent ${:.4f} of ${:.2f}, the next request could cost up to ${:.4f}",
+            spent_, *opt_.budget_usd, it.est_cost);
+        sum_.messages.push_back(m);
+        log(m);
+        return kInf;
+      }
+      if (from_retry) p.retry.erase(p.retry.begin());
+      else p.queue.pop_front();
+      send(idx, now);
+    }
+  }
+  return wake;
+}
+
+void Run::send(std::size_t idx, double now) {
+  Item& it = items_[idx];
+  ProviderState& p = providers_[it.provider];
+  if (it.body.empty()) {
+    ProviderRequest req = build_request(*it.call, it.base_url, "");
+    it.url = std::move(req.url);
+    it.body = std::move(req.body);
+    for (const auto& n : req.notes)
+      if (notes_seen_.insert(it.call->model + ": " + n).second) log(it.call->model + ": " + n);
+  }
+  // Headers are rebuilt per attempt so the key lives only in the request in flight.
+  ProviderRequest auth = build_request(*it.call, it.base_url, it.key ? *it.key : "");
+  HttpRequest r{it.url, std::move(auth.headers), it.body, opt_.request_timeout_s,
+                opt_.connect_timeout_s};
+  if (++it.attempts == 1) {
+    ++sum_.sent;
+    it.first_sent = now;
+  }
+  ++sum_.attempts;
+  it.started_mono = now;
+  it.started_wall = ctx_.clock.wall();
+  ++p.in_flight;
+  p.pacer.on_send(now, it.est_in + it.est_out);
+  reserved_ += it.est_cost;
+  http_.submit(idx, std::move(r));
+}
+
+void Run::handle(const HttpCompletion& c) {
+  if (c.tag >= items_.size()) return;
+  Item& it = items_[c.tag];
+  ProviderState& p = providers_[it.provider];
+  --p.in_flight;
+  reserved_ -= it.est_cost;
+  const HttpResponse& r = c.response;
+  double now = ctx_.clock.now(), wall = ctx_.clock.wall();
+  AttemptRecord a;
+  a.hash = it.call->hash;
+  a.attempt = it.attempts;
+  a.started_at = it.started_wall;
+  a.ended_at = wall;
+  a.http_status = r.status;
+  if (r.error == TransportError::aborted) {
+    // Cancelled by us: no answer, the request stays pending for the next run.
+    a.outcome = "aborted";
+    a.cause = "cancelled";
+    a.message = "aborted at cancellation";
+    if (!store_.record_attempt(a)) store_failed(store_.last_error());
+    ++sum_.not_sent["cancelled"];
+    return;
+  }
+  Interpretation in = interpret(it.call->protocol, r, wall);
+  p.pacer.on_rate_limits(in.limits, now);
+  a.outcome = to_string(in.verdict);
+  a.cause = in.cause;
+  a.message = redact(in.message);
+  a.provider_request_id = in.answer.request_id;
+  if (in.verdict != Verdict::ok) {
+    a.response_body = redact(r.body);
+    ++prog_.errors_by_cause[in.cause];
+  }
+  switch (in.verdict) {
+    case Verdict::ok: {
+      const ParsedAnswer& ans = in.answer;
+      double cost = (static_cast<double>(ans.input_tokens) * it.price.input_per_mtok +
+                     static_cast<double>(ans.output_tokens) * it.price.output_per_mtok) / 1e6;
+      p.pacer.on_usage(it.est_in + it.est_out, static_cast<double>(ans.input_tokens + ans.output_tokens));
+      AnswerRecord rec;
+      rec.hash = it.call->hash;
+      rec.status = "done";
+      rec.provider = it.call->provider;
+      rec.model = it.call->model;
+      rec.request_body = it.body;
+      rec.response_body = redact(r.body);
+      rec.http_status = r.status;
+      rec.text = ans.text;
+      rec.finish_reason = ans.finish_reason;
+      rec.truncated = ans.truncated;
+      rec.returned_model = ans.returned_model;
+      rec.provider_request_id = ans.request_id;
+      rec.system_fingerprint = ans.system_fingerprint;
+      rec.input_tokens = ans.input_tokens;
+      rec.output_tokens = ans.output_tokens;
+      rec.latency_s = r.total_time_s > 0 ? r.total_time_s : now - it.started_mono;
+      rec.started_at = it.started_wall;
+      rec.ended_at = wall;
+      rec.cost_usd = cost;
+      rec.cause = "ok";
+      rec.attempts = it.attempts;
+      spent_ += cost;  // billed whether or not the store write succeeds
+      if (!store_.record_answer(rec, a)) return store_failed(store_.last_error());
+      ++sum_.stored;
+      ++prog_.done;
+      break;
+    }
+    case Verdict::retry: {
+      RetryDecision d = decide_retry(opt_.retry, it.attempts, in.retry_after_s,
+                                     ctx_.random.uniform(), now - it.first_sent);
+      if (!d.retry) return fail(it, in, r, a, d.reason);
+      // A 429 speaks for the whole provider: hold every send, not just this request.
+      if (in.cause == "rate_limited") p.pacer.pause_until(now + d.delay_s);
+      a.retry_delay_s = d.delay_s;
+      if (!store_.record_attempt(a)) return store_failed(store_.last_error());
+      ++prog_.retries;
+      p.retry.emplace(now + d.delay_s, c.tag);
+      break;
+    }
+    case Verdict::fatal_request: return fail(it, in, r, a, "");
+    case Verdict::fatal_provider:
+      stop_provider(p, in);
+      return fail(it, in, r, a, "");
+  }
+  it.body.clear();
+  it.body.shrink_to_fit();  // 43,200 bodies add up; only retries need theirs
+}
+
+void Run::fail(Item& it, const Interpretation& in, const HttpResponse& r, AttemptRecord a,
+               const std::string& extra) {
+  AnswerRecord rec;
+  rec.hash = it.call->hash;
+  rec.status = "failed";
+  rec.provider = it.call->provider;
+  rec.model = it.call->model;
+  rec.request_body = it.body;
+  rec.response_body = redact(r.body);
+  rec.http_status = r.status;
+  rec.provider_request_id = in.answer.request_id;
+  rec.latency_s = r.total_time_s;
+  rec.started_at = it.started_wall;
+  rec.ended_at = a.ended_at;
+  rec.cause = in.cause;
+  rec.message = redact(extra.empty() ? in.message : in.message + " (" + extra + ")");
+  rec.attempts = it.attempts;
+  it.body.clear();
+  if (!store_.record_answer(rec, a)) return store_failed(store_.last_error());
+  ++sum_.failed;
+  ++sum_.failed_by_cause[in.cause];
+  ++prog_.failed;
+}
+
+void Run::stop_provider(ProviderState& p, const Interpretation& in) {
+  if (p.stopped) return;
+  p.stopped = true;
+  std::string m = fmt::format(
+      "provider '{}' stopped ({}): {}. Its remaining requests were not sent; other providers continue.",
+      p.name, in.cause, redact(in.message));
+  sum_.messages.push_back(m);
+  log(m);
+}
+
+void Run::store_failed(const std::string& what) {
+  // Without a working store, answers would be paid for and lost: stop sending at once.
+  if (sum_.fatal_error.empty()) {
+    sum_.fatal_error = "cannot write to the store, stopped sending: " + what;
+    log(sum_.fatal_error);
+  }
+  stopping_ = true;
+  cancel_deadline_ = std::min(cancel_deadline_, ctx_.clock.now() + opt_.cancel_grace_s);
+}
+
+bool Run::has_pending_work() const {
+  if (sum_.budget_exhausted) return false;
+  for (const auto& p : providers_)
+    if (!p.stopped && (!p.queue.empty() || !p.retry.empty())) return true;
+  return false;
+}
+
+void Run::report(bool final) {
+  if (!ctx_.on_progress) return;
+  double now = ctx_.clock.now();
+  prog_.elapsed_s = now - start_;
+  prog_.in_flight = http_.in_flight();
+  prog_.spend_usd = spent_;
+  prog_.rate_per_s = prog_.elapsed_s > 0 ? static_cast<double>(sum_.stored) / prog_.elapsed_s : 0;
+  std::size_t left = prog_.total - prog_.done - prog_.failed;
+  prog_.eta_s = prog_.rate_per_s > 0 ? static_cast<double>(left) / prog_.rate_per_s : -1;
+  prog_.final = final;
+  ctx_.on_progress(prog_);
+  last_report_ = now;
+}
+
+RunSummary Run::go() {
+  if (!prepare()) return sum_;
+  start_ = last_report_ = ctx_.clock.now();
+  report(false);
+  while (true) {
+    double now = ctx_.clock.now();
+    if (!stopping_ && ctx_.cancel.load()) {
+      stopping_ = sum_.cancelled = true;
+      cancel_deadline_ = now + opt_.cancel_grace_s;
+      log(fmt::format("cancelled: waiting up to {:.0f} s for {} request(s) in flight",
+                      opt_.cancel_grace_s, http_.in_flight()));
+    }
+    if (stopping_ && !aborted_ && now >= cancel_deadline_ && http_.in_flight() > 0) {
+      http_.abort_all();
+      aborted_ = true;
+    }
+    double wake = dispatch(now);
+    std::size_t in_flight = http_.in_flight();
+    if (in_flight == 0 && (stopping_ || !has_pending_work())) break;
+    double wait = std::min({wake - now, kMaxIdleWait, opt_.progress_interval_s});
+    if (stopping_) wait = std::min(wait, std::max(0.0, cancel_deadline_ - now));
+    wait = std::max(wait, 0.0);
+    if (in_flight > 0) {
+      for (const auto& c : http_.poll(wait)) handle(c);
+    } else {
+      ctx_.clock.sleep(std::max(wait, 0.001));
+    }
+    if (ctx_.clock.now() - last_report_ >= opt_.progress_interval_s) report(false);
+  }
+  // Whatever is still queued stays pending in the store; say why.
+  for (const auto& p : providers_) {
+    std::size_t left = p.queue.size() + p.retry.size();
+    if (left == 0) continue;
+    std::string why = sum_.cancelled ? "cancelled"
+                      : !sum_.fatal_error.empty() ? "store_error"
+                      : p.stopped ? "provider_stopped:" + p.name
+                                  : "budget";
+    sum_.not_sent[why] += left;
+  }
+  sum_.spend_usd = spent_;
+  report(true);
+  return sum_;
+}
+
+}  // namespace
+
+std::pair<double, double> estimate_tokens(const ModelCall& call, long long default_max_output) {
+  double chars = static_cast<double>(call.user.size() + (call.system ? call.system->size() : 0));
+  double in = chars / 4.0 + 16;  // ~4 characters per token, plus message framing
+  double out = static_cast<double>(default_max_output);
+  if (call.params.contains("max_tokens") && call.params["max_tokens"].is_number())
+    out = call.params["max_tokens"].get<double>();
+  return {in, out};
+}
+
+std::vector<std::string> unpriced_models(const std::vector<ModelCall>& calls,
+                                         const std::map<std::string, ModelPrice>& prices) {
+  std::set<std::string> out;
+  for (const auto& c : calls)
+    if (!c.key_env.empty() && !prices.count(c.model)) out.insert(c.model);
+  return {out.begin(), out.end()};
+}
+
+RunSummary execute(const std::vector<ModelCall>& calls, Store& store, HttpClient& http,
+                   const SchedulerOptions& options, SchedulerContext& ctx) {
+  Run run(calls, store, http, options, ctx);
+  return run.go();
+}
+
+}  // namespace mirac

@@ -1,0 +1,97 @@
+// scheduler.hpp: the runtime's entry point. Sends every ModelCall not yet answered in
+// the store, within per-provider limits and a budget, retrying transient errors, and
+// commits each answer as it arrives.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/http/http_client.hpp"
+#include "runtime/model_call.hpp"
+#include "runtime/providers/environment.hpp"
+#include "runtime/scheduler/clock.hpp"
+#include "runtime/scheduler/pacing.hpp"
+#include "runtime/scheduler/retry_policy.hpp"
+#include "runtime/store/store.hpp"
+
+namespace mirac {
+
+/// USD per million tokens.
+struct ModelPrice {
+  double input_per_mtok = 0;
+  double output_per_mtok = 0;
+};
+
+struct SchedulerOptions {
+  std::map<std::string, ProviderLimits> provider_limits;  ///< by provider name
+  ProviderLimits default_limits;                          ///< for providers not listed
+  RetryPolicy retry;
+  double request_timeout_s = 600;  ///< whole request, as the SDKs
+  double connect_timeout_s = 10;
+  std::optional<double> budget_usd;  ///< spend cap for this run
+  std::map<std::string, ModelPrice> prices;  ///< by model string; needed for every paid model when budget_usd is set
+  long long default_max_output_tokens = 1024;  ///< estimate when a call sets no max_tokens
+  double cancel_grace_s = 10;        ///< after cancellation, wait this long for in-flight answers
+  double progress_interval_s = 1;
+};
+
+struct Progress {
+  std::size_t total = 0;     ///< distinct requests in the plan
+  std::size_t done = 0;      ///< answered (including skipped ones)
+  std::size_t skipped = 0;   ///< already answered before this run
+  std::size_t failed = 0;    ///< stored as failed this run
+  std::size_t in_flight = 0;
+  std::size_t retries = 0;   ///< retried attempts so far
+  double elapsed_s = 0;
+  double rate_per_s = 0;     ///< answers per second this run
+  double eta_s = -1;         ///< < 0 when unknown
+  double spend_usd = 0;      ///< this run
+  std::map<std::string, std::size_t> errors_by_cause;  ///< every non-ok attempt
+  bool final = false;        ///< the last report of the run
+};
+
+struct RunSummary {
+  std::size_t total = 0;    ///< distinct requests
+  std::size_t skipped = 0;  ///< already answered in the store
+  std::size_t sent = 0;     ///< requests sent at least once this run
+  std::size_t attempts = 0;
+  std::size_t stored = 0;   ///< answers stored this run
+  std::size_t failed = 0;   ///< stored as failed this run (retried by the next run)
+  std::map<std::string, std::size_t> failed_by_cause;
+  std::map<std::string, std::size_t> not_sent;  ///< pending, by reason (budget, cancelled, provider stopped)
+  double spend_usd = 0;     ///< this run
+  double estimated_spend_usd = 0;  ///< the plan's estimate for what was not skipped
+  bool cancelled = false;
+  bool budget_exhausted = false;
+  std::vector<std::string> messages;  ///< provider stops and other notices, for the user
+  std::string fatal_error;            ///< set when nothing (more) could be sent: missing keys, store failure
+};
+
+/// What the scheduler needs from the outside world.
+struct SchedulerContext {
+  Clock& clock;
+  Random& random;
+  const Environment& env;
+  const std::atomic<bool>& cancel;  ///< set by the SIGINT handler: stop sending, keep answers
+  std::function<void(const Progress&)> on_progress = {};
+  std::function<void(const std::string&)> log = {};  ///< notices; never contains a key
+};
+
+/// Sends `calls`, skipping those already answered in `store`. Returns when everything is
+/// answered or failed, or a provider/budget/cancellation stops the rest.
+RunSummary execute(const std::vector<ModelCall>& calls, Store& store, HttpClient& http,
+                   const SchedulerOptions& options, SchedulerContext& ctx);
+
+/// Estimated (input, output) tokens of a call before sending: ~4 characters per token for
+/// the prompt, max_tokens (or the default) for the answer.
+std::pair<double, double> estimate_tokens(const ModelCall& call, long long default_max_output);
+
+/// Models of paid calls (with a key_env) that have no price in `prices`.
+std::vector<std::string> unpriced_models(const std::vector<ModelCall>& calls,
+                                         const std::map<std::string, ModelPrice>& prices);
+
+}  // namespace mirac

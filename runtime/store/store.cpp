@@ -1,0 +1,294 @@
+// store.cpp: SQLite implementation of Store. WAL mode with synchronous=FULL: every
+// committed answer survives a process kill and a power cut; readers never block writers,
+// so several runs (or a status query) can share the file.
+#include "runtime/store/store.hpp"
+
+#include <fmt/format.h>
+#include <sqlite3.h>
+
+namespace mirac {
+namespace {
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '1');
+CREATE TABLE IF NOT EXISTS answers (
+  hash TEXT PRIMARY KEY,
+  status TEXT NOT NULL CHECK (status IN ('done', 'failed')),
+  provider TEXT NOT NULL, model TEXT NOT NULL,
+  request_body TEXT NOT NULL, response_body TEXT NOT NULL, http_status INTEGER NOT NULL,
+  text TEXT NOT NULL, finish_reason TEXT NOT NULL, truncated INTEGER NOT NULL,
+  returned_model TEXT NOT NULL, provider_request_id TEXT NOT NULL,
+  system_fingerprint TEXT NOT NULL,
+  input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
+  latency_s REAL NOT NULL, started_at REAL NOT NULL, ended_at REAL NOT NULL,
+  cost_usd REAL NOT NULL, cause TEXT NOT NULL, message TEXT NOT NULL, attempts INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS attempts (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  hash TEXT NOT NULL, attempt INTEGER NOT NULL,
+  started_at REAL NOT NULL, ended_at REAL NOT NULL, http_status INTEGER NOT NULL,
+  outcome TEXT NOT NULL, cause TEXT NOT NULL, message TEXT NOT NULL,
+  provider_request_id TEXT NOT NULL, retry_delay_s REAL NOT NULL, response_body TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS attempts_by_hash ON attempts (hash);
+)sql";
+
+constexpr const char* kUpsertAnswer = R"sql(
+INSERT INTO answers VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22)
+ON CONFLICT(hash) DO UPDATE SET
+  status=excluded.status, provider=excluded.provider, model=excluded.model,
+  request_body=excluded.request_body, response_body=excluded.response_body,
+  http_status=excluded.http_status, text=excluded.text, finish_reason=excluded.finish_reason,
+  truncated=excluded.truncated, returned_model=excluded.returned_model,
+  provider_request_id=excluded.provider_request_id, system_fingerprint=excluded.system_fingerprint,
+  input_tokens=excluded.input_tokens, output_tokens=excluded.output_tokens,
+  latency_s=excluded.latency_s, started_at=excluded.started_at, ended_at=excluded.ended_at,
+  cost_usd=answers.cost_usd + excluded.cost_usd, cause=excluded.cause, message=excluded.message,
+  attempts=answers.attempts + excluded.attempts
+WHERE answers.status <> 'done'
+)sql";
+
+constexpr const char* kInsertAttempt =
+    "INSERT INTO attempts (hash, attempt, started_at, ended_at, http_status, outcome, cause, "
+    "message, provider_request_id, retry_delay_s, response_body) VALUES (?,?,?,?,?,?,?,?,?,?,?)";
+
+/// RAII prepared statement with positional binding.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql) { sqlite3_prepare_v2(db, sql, -1, &s_, nullptr); }
+  ~Stmt() { sqlite3_finalize(s_); }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+  bool ok() const { return s_ != nullptr; }
+  sqlite3_stmt* get() { return s_; }
+  Stmt& bind(int i, const std::string& v) {
+    sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Stmt& bind(int i, double v) { sqlite3_bind_double(s_, i, v); return *this; }
+  Stmt& bind(int i, long long v) { sqlite3_bind_int64(s_, i, v); return *this; }
+  int step() { return sqlite3_step(s_); }
+  void reset() { sqlite3_reset(s_); sqlite3_clear_bindings(s_); }
+  std::string text(int col) {
+    auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s_, col));
+    return p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(s_, col))) : std::string();
+  }
+  double real(int col) { return sqlite3_column_double(s_, col); }
+  long long integer(int col) { return sqlite3_column_int64(s_, col); }
+
+ private:
+  sqlite3_stmt* s_ = nullptr;
+};
+
+constexpr std::size_t kMaxAttemptBody = 16 * 1024;  // enough to diagnose an error body
+
+}  // namespace
+
+std::size_t StatusReport::failed_total() const {
+  std::size_t n = 0;
+  for (const auto& [cause, count] : failed) n += count;
+  return n;
+}
+
+struct Store::Impl {
+  sqlite3* db = nullptr;
+  std::unique_ptr<Stmt> upsert, attempt, begin, commit, rollback;
+  ~Impl() {
+    upsert.reset();
+    attempt.reset();
+    begin.reset();
+    commit.reset();
+    rollback.reset();
+    if (db) sqlite3_close(db);
+  }
+};
+
+std::unique_ptr<Store> Store::open(const std::filesystem::path& dir, std::string& error) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    error = fmt::format("cannot create run directory {}: {}", dir.string(), ec.message());
+    return nullptr;
+  }
+  std::unique_ptr<Store> s(new Store());
+  s->path_ = dir / "store.sqlite";
+  s->impl_ = std::make_unique<Impl>();
+  auto fail = [&](const std::string& what) {
+    error = fmt::format("cannot open store {}: {}: {}", s->path_.string(), what,
+                        s->impl_->db ? sqlite3_errmsg(s->impl_->db) : "out of memory");
+    return nullptr;
+  };
+  if (sqlite3_open_v2(s->path_.c_str(), &s->impl_->db,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+                      nullptr) != SQLITE_OK)
+    return fail("open");
+  sqlite3* db = s->impl_->db;
+  // Other runs may share the store: wait for their short write transactions.
+  sqlite3_busy_timeout(db, 10000);
+  for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL",
+                             "PRAGMA foreign_keys=ON"}) {
+    if (sqlite3_exec(db, pragma, nullptr, nullptr, nullptr) != SQLITE_OK) return fail(pragma);
+  }
+  if (sqlite3_exec(db, kSchema, nullptr, nullptr, nullptr) != SQLITE_OK) return fail("schema");
+  auto& i = *s->impl_;
+  i.upsert = std::make_unique<Stmt>(db, kUpsertAnswer);
+  i.attempt = std::make_unique<Stmt>(db, kInsertAttempt);
+  i.begin = std::make_unique<Stmt>(db, "BEGIN IMMEDIATE");
+  i.commit = std::make_unique<Stmt>(db, "COMMIT");
+  i.rollback = std::make_unique<Stmt>(db, "ROLLBACK");
+  if (!i.upsert->ok() || !i.attempt->ok() || !i.begin->ok() || !i.commit->ok() || !i.rollback->ok())
+    return fail("prepare");
+  return s;
+}
+
+Store::~Store() = default;
+
+std::unordered_set<std::string> Store::done_hashes() {
+  std::unordered_set<std::string> out;
+  Stmt q(impl_->db, "SELECT hash FROM answers WHERE status = 'done'");
+  while (q.ok() && q.step() == SQLITE_ROW) out.insert(q.text(0));
+  return out;
+}
+
+bool Store::is_done(const std::string& hash) {
+  Stmt q(impl_->db, "SELECT 1 FROM answers WHERE hash = ? AND status = 'done'");
+  q.bind(1, hash);
+  return q.ok() && q.step() == SQLITE_ROW;
+}
+
+namespace {
+
+bool insert_attempt(Stmt& st, const AttemptRecord& a) {
+  st.reset();
+  std::string body = a.response_body.substr(0, kMaxAttemptBody);
+  st.bind(1, a.hash).bind(2, static_cast<long long>(a.attempt)).bind(3, a.started_at)
+      .bind(4, a.ended_at).bind(5, static_cast<long long>(a.http_status)).bind(6, a.outcome)
+      .bind(7, a.cause).bind(8, a.message).bind(9, a.provider_request_id)
+      .bind(10, a.retry_delay_s).bind(11, body);
+  int rc = st.step();
+  st.reset();
+  return rc == SQLITE_DONE;
+}
+
+}  // namespace
+
+bool Store::record_attempt(const AttemptRecord& attempt) {
+  if (!insert_attempt(*impl_->attempt, attempt)) {
+    last_error_ = fmt::format("store {}: {}", path_.string(), sqlite3_errmsg(impl_->db));
+    return false;
+  }
+  return true;
+}
+
+bool Store::record_answer(const AnswerRecord& a, const AttemptRecord& final_attempt) {
+  auto& i = *impl_;
+  auto fail = [&] {
+    last_error_ = fmt::format("store {}: {}", path_.string(), sqlite3_errmsg(i.db));
+    i.rollback->step();
+    i.rollback->reset();
+    return false;
+  };
+  i.begin->reset();
+  if (i.begin->step() != SQLITE_DONE) return fail();
+  i.begin->reset();
+  if (!insert_attempt(*i.attempt, final_attempt)) return fail();
+  Stmt& u = *i.upsert;
+  u.reset();
+  u.bind(1, a.hash).bind(2, a.status).bind(3, a.provider).bind(4, a.model)
+      .bind(5, a.request_body).bind(6, a.response_body)
+      .bind(7, static_cast<long long>(a.http_status)).bind(8, a.text).bind(9, a.finish_reason)
+      .bind(10, static_cast<long long>(a.truncated)).bind(11, a.returned_model)
+      .bind(12, a.provider_request_id).bind(13, a.system_fingerprint)
+      .bind(14, a.input_tokens).bind(15, a.output_tokens).bind(16, a.latency_s)
+      .bind(17, a.started_at).bind(18, a.ended_at).bind(19, a.cost_usd).bind(20, a.cause)
+      .bind(21, a.message).bind(22, static_cast<long long>(a.attempts));
+  int rc = u.step();
+  u.reset();
+  if (rc != SQLITE_DONE) return fail();
+  i.commit->reset();
+  if (i.commit->step() != SQLITE_DONE) return fail();
+  i.commit->reset();
+  return true;
+}
+
+std::optional<AnswerRecord> Store::answer(const std::string& hash) {
+  Stmt q(impl_->db,
+         "SELECT hash,status,provider,model,request_body,response_body,http_status,text,"
+         "finish_reason,truncated,returned_model,provider_request_id,system_fingerprint,"
+         "input_tokens,output_tokens,latency_s,started_at,ended_at,cost_usd,cause,message,"
+         "attempts FROM answers WHERE hash = ?");
+  q.bind(1, hash);
+  if (!q.ok() || q.step() != SQLITE_ROW) return std::nullopt;
+  AnswerRecord a;
+  a.hash = q.text(0);
+  a.status = q.text(1);
+  a.provider = q.text(2);
+  a.model = q.text(3);
+  a.request_body = q.text(4);
+  a.response_body = q.text(5);
+  a.http_status = static_cast<long>(q.integer(6));
+  a.text = q.text(7);
+  a.finish_reason = q.text(8);
+  a.truncated = q.integer(9) != 0;
+  a.returned_model = q.text(10);
+  a.provider_request_id = q.text(11);
+  a.system_fingerprint = q.text(12);
+  a.input_tokens = q.integer(13);
+  a.output_tokens = q.integer(14);
+  a.latency_s = q.real(15);
+  a.started_at = q.real(16);
+  a.ended_at = q.real(17);
+  a.cost_usd = q.real(18);
+  a.cause = q.text(19);
+  a.message = q.text(20);
+  a.attempts = static_cast<int>(q.integer(21));
+  return a;
+}
+
+std::vector<AttemptRecord> Store::attempts(const std::string& hash) {
+  std::vector<AttemptRecord> out;
+  Stmt q(impl_->db,
+         "SELECT hash,attempt,started_at,ended_at,http_status,outcome,cause,message,"
+         "provider_request_id,retry_delay_s,response_body FROM attempts WHERE hash = ? ORDER BY id");
+  q.bind(1, hash);
+  while (q.ok() && q.step() == SQLITE_ROW) {
+    AttemptRecord a;
+    a.hash = q.text(0);
+    a.attempt = static_cast<int>(q.integer(1));
+    a.started_at = q.real(2);
+    a.ended_at = q.real(3);
+    a.http_status = static_cast<long>(q.integer(4));
+    a.outcome = q.text(5);
+    a.cause = q.text(6);
+    a.message = q.text(7);
+    a.provider_request_id = q.text(8);
+    a.retry_delay_s = q.real(9);
+    a.response_body = q.text(10);
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+StatusReport Store::status(const std::vector<std::string>& hashes) {
+  StatusReport r;
+  Stmt q(impl_->db, "SELECT status, cause FROM answers WHERE hash = ?");
+  std::unordered_set<std::string> seen;
+  for (const auto& h : hashes) {
+    if (!seen.insert(h).second) continue;  // a hash is one request, however often listed
+    q.reset();
+    q.bind(1, h);
+    if (q.step() != SQLITE_ROW) {
+      ++r.pending;
+      continue;
+    }
+    if (q.text(0) == "done") ++r.done;
+    else ++r.failed[q.text(1)];
+  }
+  return r;
+}
+
+double Store::total_spend() {
+  Stmt q(impl_->db, "SELECT COALESCE(SUM(cost_usd), 0) FROM answers");
+  return q.ok() && q.step() == SQLITE_ROW ? q.real(0) : 0.0;
+}
+
+}  // namespace mirac

@@ -1,0 +1,96 @@
+// store.hpp: the durable, content-addressed answer store (<run dir>/store.sqlite, WAL).
+// A hash with a stored successful answer is never sent again; each answer is committed
+// as it arrives, so a crash loses at most the requests in flight.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+namespace mirac {
+
+/// One attempt at sending a request (the `attempts` table).
+struct AttemptRecord {
+  std::string hash;
+  int attempt = 0;            ///< 1-based
+  double started_at = 0;      ///< Unix seconds
+  double ended_at = 0;
+  long http_status = 0;       ///< 0 for transport errors
+  std::string outcome;        ///< ok | retry | fatal_request | fatal_provider | aborted
+  std::string cause;          ///< ok, rate_limited, timeout, insufficient_quota, ...
+  std::string message;
+  std::string provider_request_id;
+  double retry_delay_s = 0;   ///< delay chosen before the next attempt (retries only)
+  std::string response_body;  ///< raw body of failures (capped), for diagnosis
+};
+
+/// One request's final state (the `answers` table).
+struct AnswerRecord {
+  std::string hash;
+  std::string status;  ///< done | failed
+  std::string provider, model;
+  std::string request_body;   ///< the JSON sent; never contains the key
+  std::string response_body;  ///< raw body of the final attempt
+  long http_status = 0;
+  std::string text, finish_reason;
+  bool truncated = false;
+  std::string returned_model, provider_request_id, system_fingerprint;
+  long long input_tokens = 0, output_tokens = 0;
+  double latency_s = 0;
+  double started_at = 0, ended_at = 0;  ///< Unix seconds, of the final attempt
+  double cost_usd = 0;
+  std::string cause;    ///< failed: why; done: "ok"
+  std::string message;
+  int attempts = 0;
+};
+
+/// Status of a list of hashes.
+struct StatusReport {
+  std::size_t done = 0;
+  std::size_t pending = 0;                     ///< neither done nor failed
+  std::map<std::string, std::size_t> failed;  ///< by cause
+  std::size_t failed_total() const;
+};
+
+class Store {
+ public:
+  /// Opens or creates `<dir>/store.sqlite` (creating `dir`). On failure returns null and
+  /// sets `error` to a message naming the file.
+  static std::unique_ptr<Store> open(const std::filesystem::path& dir, std::string& error);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+
+  /// Hashes with a stored successful answer (loaded once per run to skip them).
+  std::unordered_set<std::string> done_hashes();
+  bool is_done(const std::string& hash);
+
+  /// Records a retried or aborted attempt on its own. False (with last_error()) on failure.
+  bool record_attempt(const AttemptRecord& attempt);
+  /// Records the final attempt and the answer in one transaction. A done answer is never
+  /// overwritten; a failed one is replaced by a later success or failure.
+  bool record_answer(const AnswerRecord& answer, const AttemptRecord& final_attempt);
+
+  std::optional<AnswerRecord> answer(const std::string& hash);
+  std::vector<AttemptRecord> attempts(const std::string& hash);
+  StatusReport status(const std::vector<std::string>& hashes);
+  /// Sum of cost_usd over every stored answer (all runs sharing the store).
+  double total_spend();
+
+  const std::string& last_error() const { return last_error_; }
+
+ private:
+  Store() = default;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::filesystem::path path_;
+  std::string last_error_;
+};
+
+}  // namespace mirac
