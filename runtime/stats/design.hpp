@@ -1,0 +1,68 @@
+// design.hpp: model frame and treatment-coded fixed-effects design for categorical predictors.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <Eigen/Dense>
+
+namespace mirac::stats {
+
+/// One categorical variable, one string value per row.
+struct CategoricalColumn {
+  std::string name;
+  std::vector<std::string> values;
+};
+
+/// Rows of categorical predictors plus a numeric response. NaN in `response` marks a missing
+/// response; such rows are excluded from the fit (as lme4's na.omit and statsmodels'
+/// missing='drop').
+struct DataFrame {
+  std::vector<CategoricalColumn> columns;
+  std::vector<double> response;
+};
+
+/// Level order of one variable. Empty `levels` means: the distinct observed values sorted
+/// bytewise (R's factor() and patsy sort too). Empty `reference` means levels[0].
+struct LevelSpec {
+  std::vector<std::string> levels;
+  std::string reference;
+};
+
+/// A fixed-effect term: the variables whose indicator columns are multiplied. {} is the
+/// intercept; {"language"} a main effect; {"language", "hls"} their interaction. The caller
+/// expands `a*b` into main effects and interactions.
+using FixedTerm = std::vector<std::string>;
+
+/// A categorical variable coded as integer level indices, reference level first.
+struct CodedFactor {
+  std::string name;
+  std::vector<std::string> levels;  ///< levels[0] is the reference
+  std::vector<int> codes;           ///< per kept row, index into levels
+};
+
+/// The fixed-effects design after removing rows with a missing response.
+struct Design {
+  Eigen::MatrixXd X;                        ///< n x p, treatment (dummy) coding
+  Eigen::VectorXd y;                        ///< n responses
+  std::vector<std::string> column_names;    ///< "(Intercept)", "language=zh", "language=zh:hls=low"
+  std::vector<std::size_t> kept_rows;       ///< row index in the input of each design row
+};
+
+/// Codes `name` for the kept rows with the level order from `spec` (or the default order).
+/// Throws std::invalid_argument("code_factor: ...") for unknown columns, values not in the
+/// given levels, or an unknown reference.
+CodedFactor code_factor(const DataFrame& data, const std::string& name, const std::vector<std::size_t>& rows,
+                        const std::map<std::string, LevelSpec>& levels);
+
+/// Builds X for `terms` with treatment contrasts: every non-reference level of each variable
+/// gets an indicator; an interaction's columns are the products, the first variable's levels
+/// varying fastest (R's model.matrix order), named "a=x:b=y". Throws
+/// std::invalid_argument("build_design: ...") naming any column that is all zero or aliased
+/// with earlier columns (rank deficiency): nothing is dropped silently.
+Design build_design(const DataFrame& data, const std::vector<FixedTerm>& terms,
+                    const std::map<std::string, LevelSpec>& levels);
+
+}  // namespace mirac::stats

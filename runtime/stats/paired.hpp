@@ -1,0 +1,56 @@
+// paired.hpp: effect sizes and summaries for paired (matched-prompt) comparisons.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <span>
+
+#include "runtime/stats/nonparametric.hpp"
+
+namespace mirac::stats {
+
+/// Mean of d_i = treatment_i - control_i.
+double mean_difference(std::span<const double> treatment, std::span<const double> control);
+
+/// Cohen's d for paired data, d_z = mean(d) / sd(d) with sd using n - 1 (Cohen 1988, eq. 2.3.5;
+/// Lakens 2013, eq. 6). NaN when sd(d) = 0. Throws on size mismatch or n < 2.
+double cohen_dz(std::span<const double> treatment, std::span<const double> control);
+
+/// Direction of a paired change, from the sign of treatment - control.
+enum class Change { decreased = 0, unchanged = 1, increased = 2 };
+
+/// What the MIRA paper reports per model for mitigation vs baseline (Sec. 5.4, Table 18).
+struct PairedSummary {
+  std::size_t n = 0;
+  double mean_treatment = 0.0;
+  double mean_control = 0.0;
+  double mean_delta = 0.0;      ///< mean(treatment - control)
+  double cohen_dz = 0.0;        ///< NaN when all differences are equal
+  std::size_t n_increased = 0;  ///< treatment > control
+  std::size_t n_decreased = 0;  ///< treatment < control
+  std::size_t n_unchanged = 0;  ///< treatment == control
+  /// Wilcoxon signed-rank on the differences; when every difference is zero the test is
+  /// undefined and `wilcoxon_defined` is false (p reported as 1 by convention is avoided).
+  bool wilcoxon_defined = false;
+  WilcoxonResult wilcoxon;
+};
+
+/// Summary of paired vectors (treatment = e.g. mitigation, control = baseline).
+PairedSummary paired_summary(std::span<const double> treatment, std::span<const double> control);
+
+/// Joint direction counts over two outcomes measured on the same pairs:
+/// counts[a][b] = #pairs whose change in outcome A is `a` and in outcome B is `b`,
+/// indexed by Change. E.g. "D3 worse and Q3 worse" (higher = worse) is
+/// counts[Change::increased][Change::increased] with A = D3, B = Q3.
+struct JointChangeTable {
+  std::array<std::array<std::size_t, 3>, 3> counts{};
+  std::size_t at(Change a, Change b) const {
+    return counts[static_cast<std::size_t>(a)][static_cast<std::size_t>(b)];
+  }
+};
+
+/// Cross-tabulates the sign of (treatment_a - control_a) against (treatment_b - control_b).
+JointChangeTable joint_changes(std::span<const double> treatment_a, std::span<const double> control_a,
+                               std::span<const double> treatment_b, std::span<const double> control_b);
+
+}  // namespace mirac::stats
