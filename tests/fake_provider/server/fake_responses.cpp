@@ -1,0 +1,242 @@
+// fake_responses.cpp: what the fake provider answers: routing, auth, the enforced RPM
+// limit, scripted faults, and well-formed answers in each protocol's shape.
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <sstream>
+
+#include "fake_server.hpp"
+
+namespace mirac::fake {
+namespace {
+
+using Json = nlohmann::json;
+
+double now_s() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+std::string rfc3339_in(double seconds) {
+  std::time_t t = std::time(nullptr) + static_cast<std::time_t>(std::ceil(seconds));
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+/// Parses `[[fake k=v k=v]]` out of the prompt.
+std::map<std::string, std::string> directives(const std::string& text) {
+  std::map<std::string, std::string> out;
+  auto open = text.find("[[fake");
+  if (open == std::string::npos) return out;
+  auto close = text.find("]]", open);
+  std::istringstream in(text.substr(open + 6, close - open - 6));
+  for (std::string kv; in >> kv;) {
+    auto eq = kv.find('=');
+    if (eq != std::string::npos) out[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return out;
+}
+
+Json openai_error(const std::string& message, const std::string& type, const Json& code) {
+  return Json{{"error", {{"message", message}, {"type", type}, {"param", nullptr}, {"code", code}}}};
+}
+
+Json anthropic_error(const std::string& type, const std::string& message) {
+  return Json{{"type", "error"}, {"error", {{"type", type}, {"message", message}}}, {"request_id", "req_fake"}};
+}
+
+}  // namespace
+
+FakeServer::Response FakeServer::respond(const Request& req) {
+  Response res;
+  res.delay_s = opt_.latency_s;
+  bool anthropic = req.path.size() >= 9 && req.path.rfind("/messages") == req.path.size() - 9;
+  bool openai = req.path.find("/chat/completions") != std::string::npos;
+  Json body = Json::parse(req.body, nullptr, false);
+  std::string user, model = "fake-model";
+  if (!body.is_discarded() && body.is_object()) {
+    if (body.contains("model") && body["model"].is_string()) model = body["model"];
+    if (body.contains("messages") && body["messages"].is_array())
+      for (const auto& m : body["messages"])
+        if (m.value("role", "") == "user" && m.contains("content") && m["content"].is_string())
+          user = m["content"];
+  }
+  auto err = [&](int status, const Json& openai_shape, const Json& anthropic_shape) {
+    res.status = status;
+    res.body = (anthropic ? anthropic_shape : openai_shape).dump();
+    return res;
+  };
+
+  std::size_t id;
+  int receipt;
+  bool over_limit = false;
+  double retry_in = 0, remaining = 1000;
+  {
+    std::lock_guard lock(mu_);
+    id = ++next_id_;
+    ++stats_.requests;
+    ++stats_.by_path[req.path];
+    receipt = ++receipts_[user];
+    if (bodies_.size() < 100000) bodies_.push_back(req.body);
+    if (auto a = req.headers.find(anthropic ? "x-api-key" : "authorization"); a != req.headers.end())
+      auth_.push_back(a->second);
+    if (opt_.rpm_limit > 0) {
+      double now = now_s();
+      while (!window_.empty() && window_.front() <= now - opt_.rpm_window_s) window_.pop_front();
+      if (static_cast<int>(window_.size()) >= opt_.rpm_limit) {
+        over_limit = true;
+        ++stats_.rate_limited;
+        retry_in = window_.front() + opt_.rpm_window_s - now;
+      } else {
+        window_.push_back(now);
+      }
+      remaining = opt_.rpm_limit - static_cast<double>(window_.size());
+    }
+  }
+  std::string rid = "req_fake_" + std::to_string(id);
+  res.headers.emplace_back(anthropic ? "request-id" : "x-request-id", rid);
+  if (anthropic) {
+    res.headers.emplace_back("anthropic-ratelimit-requests-limit", std::to_string(opt_.rpm_limit > 0 ? opt_.rpm_limit : 1000));
+    res.headers.emplace_back("anthropic-ratelimit-requests-remaining", std::to_string(static_cast<long>(remaining)));
+    res.headers.emplace_back("anthropic-ratelimit-requests-reset", rfc3339_in(opt_.rpm_limit > 0 ? opt_.rpm_window_s : 60));
+  } else {
+    res.headers.emplace_back("x-ratelimit-limit-requests", std::to_string(opt_.rpm_limit > 0 ? opt_.rpm_limit : 1000));
+    res.headers.emplace_back("x-ratelimit-remaining-requests", std::to_string(static_cast<long>(remaining)));
+    res.headers.emplace_back("x-ratelimit-reset-requests", "1s");
+    res.headers.emplace_back("x-ratelimit-limit-tokens", "1000000");
+    res.headers.emplace_back("x-ratelimit-remaining-tokens", "999000");
+    res.headers.emplace_back("x-ratelimit-reset-tokens", "6m0s");
+  }
+  auto count = [&](int status) {
+    std::lock_guard lock(mu_);
+    ++stats_.by_status[status];
+    if (status == 200) ++stats_.answered;
+  };
+
+  if (req.method != "POST" || (!anthropic && !openai)) {
+    count(404);
+    return err(404, openai_error("Unknown route " + req.path, "invalid_request_error", "unknown_url"),
+               anthropic_error("not_found_error", "Unknown route " + req.path));
+  }
+  if (anthropic) {
+    auto k = req.headers.find("x-api-key");
+    if (!opt_.anthropic_key.empty() && (k == req.headers.end() || k->second != opt_.anthropic_key)) {
+      count(401);
+      return err(401, Json{}, anthropic_error("authentication_error", "invalid x-api-key"));
+    }
+    if (!req.headers.count("anthropic-version")) {
+      count(400);
+      return err(400, Json{}, anthropic_error("invalid_request_error", "anthropic-version header is required"));
+    }
+  } else if (!opt_.openai_key.empty()) {
+    auto k = req.headers.find("authorization");
+    if (k == req.headers.end() || k->second != "Bearer " + opt_.openai_key) {
+      count(401);
+      return err(401, openai_error("Incorrect API key provided.", "invalid_request_error", "invalid_api_key"), Json{});
+    }
+  }
+  if (body.is_discarded()) {
+    count(400);
+    return err(400, openai_error("We could not parse the JSON body of your request.", "invalid_request_error", nullptr),
+               anthropic_error("invalid_request_error", "invalid JSON body"));
+  }
+  if (opt_.quota_exhausted) {
+    count(anthropic ? 402 : 429);
+    return err(anthropic ? 402 : 429,
+               openai_error("You exceeded your current quota, please check your plan and billing details.",
+                            "insufficient_quota", "insufficient_quota"),
+               anthropic_error("billing_error", "Your credit balance is too low."));
+  }
+  if (over_limit) {
+    count(429);
+    res.headers.emplace_back("retry-after-ms", std::to_string(static_cast<long>(std::ceil(retry_in * 1000))));
+    res.headers.emplace_back("retry-after", std::to_string(static_cast<long>(std::ceil(retry_in))));
+    return err(429, openai_error("Rate limit reached for requests per min (RPM).", "requests", "rate_limit_exceeded"),
+               anthropic_error("rate_limit_error", "Number of requests has exceeded your rate limit."));
+  }
+
+  auto d = directives(user);
+  if (d.count("latency")) res.delay_s += std::stod(d["latency"]) / 1000.0;
+  std::string fail = d.count("fail") ? d["fail"] : "";
+  if (d.count("times") && receipt > std::stoi(d["times"])) fail.clear();
+  std::string finish = anthropic ? "end_turn" : "stop";
+  std::string text = "echo: " + user.substr(0, 200);
+  bool refusal = false;
+  if (fail == "429" || fail == "429ms" || fail == "429long") {
+    if (d.count("ra")) res.headers.emplace_back("retry-after", d["ra"]);
+    if (d.count("ra_ms")) res.headers.emplace_back("retry-after-ms", d["ra_ms"]);
+    if (fail == "429long") res.headers.emplace_back("retry-after", "300");
+    count(429);
+    return err(429, openai_error("Rate limit reached. Please try again in 1s.", "requests", "rate_limit_exceeded"),
+               anthropic_error("rate_limit_error", "rate limited"));
+  }
+  if (fail == "quota") {
+    count(429);
+    return err(429, openai_error("You exceeded your current quota, please check your plan and billing details.",
+                                 "insufficient_quota", "insufficient_quota"),
+               anthropic_error("billing_error", "Your credit balance is too low."));
+  }
+  if (fail == "spendcap") {
+    count(429);
+    Json e = anthropic_error("rate_limit_error", "You have reached your specified workspace API usage limits.");
+    e["error"]["details"] = {{"error_code", "enforced_spend_limit_reached"}};
+    return err(429, e, e);
+  }
+  if (fail == "arrayerr") {
+    count(429);
+    Json e = Json::array({{{"error", {{"code", 429}, {"message", "Resource has been exhausted (e.g. check quota)."}, {"status", "RESOURCE_EXHAUSTED"}}}}});
+    return err(429, e, e);
+  }
+  if (fail == "flaterr") {
+    count(400);
+    Json e = {{"object", "error"}, {"message", "bad request"}, {"type", "BadRequestError"}, {"param", nullptr}, {"code", 400}};
+    return err(400, e, e);
+  }
+  if (fail == "500html") {
+    count(500);
+    res.status = 500;
+    res.body = "<html><body><h1>502 Bad Gateway</h1></body></html>";
+    return res;
+  }
+  if (fail == "500noretry") res.headers.emplace_back("x-should-retry", "false");
+  for (int s : {400, 401, 402, 404, 408, 409, 500, 503, 529}) {
+    if (fail == std::to_string(s) || (s == 500 && fail == "500noretry")) {
+      count(s);
+      std::string type = s == 529 ? "overloaded_error" : s == 402 ? "billing_error" : s >= 500 ? "api_error" : "invalid_request_error";
+      return err(s, openai_error("fake error " + std::to_string(s), s >= 500 ? "server_error" : "invalid_request_error", nullptr),
+                 anthropic_error(type, "fake error " + std::to_string(s)));
+    }
+  }
+  if (fail == "slow") res.delay_s += d.count("slow") ? std::stod(d["slow"]) / 1000.0 : 30;
+  if (fail == "length") finish = anthropic ? "max_tokens" : "length";
+  if (fail == "refusal") refusal = true;
+
+  long long in_tokens = static_cast<long long>(user.size() / 4 + 8), out_tokens = 12;
+  Json answer;
+  if (anthropic) {
+    answer = {{"id", "msg_" + std::to_string(id)}, {"type", "message"}, {"role", "assistant"}, {"model", model + "-20990101"},
+              {"content", Json::array({{{"type", "text"}, {"text", refusal ? "" : text}}})},
+              {"stop_reason", refusal ? "refusal" : finish}, {"stop_sequence", nullptr},
+              {"usage", {{"input_tokens", in_tokens}, {"output_tokens", out_tokens}, {"cache_creation_input_tokens", 0}, {"cache_read_input_tokens", 0}}}};
+  } else {
+    Json msg = {{"role", "assistant"}, {"content", refusal ? Json(nullptr) : Json(text)}, {"refusal", refusal ? Json("I can't help with that.") : Json(nullptr)}};
+    answer = {{"id", "chatcmpl-" + std::to_string(id)}, {"object", "chat.completion"}, {"created", 1726012687},
+              {"model", model + "-2099-01-01"}, {"system_fingerprint", "fp_fake"},
+              {"choices", Json::array({{{"index", 0}, {"message", msg}, {"logprobs", nullptr}, {"finish_reason", finish}}})},
+              {"usage", {{"prompt_tokens", in_tokens}, {"completion_tokens", out_tokens}, {"total_tokens", in_tokens + out_tokens}}}};
+  }
+  res.body = answer.dump();
+  if (fail == "malformed") res.body = res.body.substr(0, res.body.size() / 2);
+  if (fail == "blank") res.body = "\n\n\n" + res.body;
+  if (fail == "reset") res.mode = Response::Mode::reset;
+  if (fail == "truncated") res.mode = Response::Mode::truncated;
+  count(fail == "reset" || fail == "truncated" ? 0 : 200);
+  return res;
+}
+
+}  // namespace mirac::fake
