@@ -1,0 +1,224 @@
+// lmm.cpp: REML fit of a random-intercept LMM: Newton on the profiled criterion, honest
+// convergence report, Wald (statsmodels) and Satterthwaite (lmerTest) inference.
+#include "runtime/stats/lmm.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/students_t.hpp>
+#include <fmt/format.h>
+
+#include "runtime/stats/lmm_reml.hpp"
+
+namespace mirac::stats {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Central differences of an analytic gradient, symmetrised: H_jk ~ dg_k / dx_j. With one
+// Richardson step (4 D(h/2) - D(h)) / 3 the truncation error is O(h^4) (numDeriv's scheme).
+template <class Gradient>
+Eigen::MatrixXd hessian_from_gradient(const Gradient& grad, const Eigen::VectorXd& x) {
+  const Eigen::Index m = x.size();
+  Eigen::MatrixXd H(m, m);
+  for (Eigen::Index j = 0; j < m; ++j) {
+    const double h = 1e-4 * std::max(std::fabs(x[j]), 1e-2);
+    auto central = [&](double step) {
+      Eigen::VectorXd up = x, down = x;
+      up[j] += step;
+      down[j] -= step;
+      return Eigen::VectorXd((grad(up) - grad(down)) / (2.0 * step));
+    };
+    H.col(j) = (4.0 * central(h / 2.0) - central(h)) / 3.0;
+  }
+  return 0.5 * (H + H.transpose());
+}
+
+// Newton direction with the Hessian's eigenvalues replaced by their absolute values (kept
+// away from 0), so that it is a descent direction even where the criterion is not convex.
+Eigen::VectorXd newton_direction(const Eigen::MatrixXd& H, const Eigen::VectorXd& g) {
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(H);
+  Eigen::VectorXd ev = eig.eigenvalues().cwiseAbs();
+  const double floor = std::max(1e-8, 1e-10 * ev.maxCoeff());
+  ev = ev.cwiseMax(floor);
+  return -(eig.eigenvectors() * ((eig.eigenvectors().transpose() * g).cwiseQuotient(ev)));
+}
+
+struct Optimum {
+  Eigen::VectorXd theta;
+  int iterations = 0;
+};
+
+// Minimises REMLcrit(theta) over theta >= 0. REMLcrit depends on theta only through theta^2,
+// so a trial point with a negative component is reflected to |theta| without loss.
+Optimum minimise(const RemlProblem& prob, const LmmOptions& opt) {
+  const auto K = static_cast<Eigen::Index>(prob.factors());
+  Eigen::VectorXd theta = Eigen::VectorXd::Ones(K);  // lme4's starting value
+  auto grad = [&](const Eigen::VectorXd& t) { return prob.gradient(prob.evaluate(t, true)); };
+  Optimum out;
+  for (out.iterations = 1; out.iterations <= opt.max_iterations; ++out.iterations) {
+    const auto e = prob.evaluate(theta, true);
+    const double f = prob.criterion(e);
+    const Eigen::VectorXd g = prob.gradient(e);
+    Eigen::VectorXd s = newton_direction(hessian_from_gradient(grad, theta), g);
+    const double longest = s.cwiseAbs().maxCoeff();
+    if (longest > 1.0) s /= longest;  // trust region of 1 in theta units: theta is sd / sigma
+    if (longest < 1e-3 * opt.step_tolerance) break;
+    double t = 1.0;  // backtracking with Armijo's sufficient decrease (Nocedal & Wright 3.1)
+    Eigen::VectorXd next = (theta + s).cwiseAbs();
+    while (prob.criterion(next) > f + 1e-4 * t * g.dot(s) && t > 1e-12) {
+      t *= 0.5;
+      next = (theta + t * s).cwiseAbs();
+    }
+    if (t <= 1e-12) break;  // no decrease along the direction: at numerical precision
+    const double moved = (next - theta).cwiseAbs().maxCoeff();
+    theta = next;
+    if (moved < 1e-3 * opt.step_tolerance) break;
+  }
+  out.theta = theta;
+  return out;
+}
+
+Convergence assess(const RemlProblem& prob, const Eigen::VectorXd& theta, int iterations,
+                   const std::vector<CodedFactor>& groups, const LmmOptions& opt) {
+  Convergence c;
+  c.iterations = iterations;
+  const auto e = prob.evaluate(theta, true);
+  const Eigen::VectorXd g = prob.gradient(e);
+  const Eigen::VectorXd a = prob.slope_variance_ratio(e);
+  c.gradient.assign(g.data(), g.data() + g.size());
+  c.gradient_variance_ratio.assign(a.data(), a.data() + a.size());
+  c.max_abs_gradient = g.cwiseAbs().maxCoeff();
+  auto grad = [&](const Eigen::VectorXd& t) { return prob.gradient(prob.evaluate(t, true)); };
+  const Eigen::MatrixXd H = hessian_from_gradient(grad, theta);
+  const Eigen::LDLT<Eigen::MatrixXd> ldlt(H);
+  c.newton_step = ldlt.info() == Eigen::Success ? ldlt.solve(g).cwiseAbs().maxCoeff() : kNaN;
+  for (std::size_t k = 0; k < groups.size(); ++k) {
+    if (theta[static_cast<Eigen::Index>(k)] <= opt.boundary_tolerance) c.boundary_components.push_back(groups[k].name);
+  }
+  if (!c.boundary_components.empty()) {
+    c.status = ConvergenceStatus::boundary;
+    std::string names, slopes;
+    for (std::size_t k = 0; k < groups.size(); ++k) {
+      if (theta[static_cast<Eigen::Index>(k)] > opt.boundary_tolerance) continue;
+      names += (names.empty() ? "" : ", ") + groups[k].name;
+      slopes += fmt::format("{}{:.6g}", slopes.empty() ? "" : ", ", a[static_cast<Eigen::Index>(k)]);
+    }
+    c.message = fmt::format(
+        "boundary fit: variance of ({}) is ~0 (theta <= {:g}); one-sided slope of REMLcrit in theta^2: {}; "
+        "estimates are valid but the variance component is not identified away from 0",
+        names, opt.boundary_tolerance, slopes);
+  } else if (c.newton_step <= opt.step_tolerance && c.max_abs_gradient <= opt.gradient_tolerance) {
+    c.status = ConvergenceStatus::converged;
+    c.message = fmt::format("converged in {} iterations: max |gradient| {:.3g}, Newton step {:.3g}",
+                            iterations, c.max_abs_gradient, c.newton_step);
+  } else {
+    c.status = ConvergenceStatus::gradient_not_zero;
+    c.message = fmt::format("not converged after {} iterations: max |gradient| {:.3g}, Newton step {:.3g}",
+                            iterations, c.max_abs_gradient, c.newton_step);
+  }
+  return c;
+}
+
+// Satterthwaite df for each coefficient, as lmerTest::contest1D with L = e_j:
+//   df_j = 2 Var(beta_j)^2 / (g_j' A g_j),  A = 2 H^{-1}  (H: Hessian of D(theta, sigma)),
+//   g_j = d Var(beta_j) / d(theta, sigma)  (Kuznetsova, Brockhoff & Christensen 2017, eq. 7).
+std::vector<double> satterthwaite_df(const RemlProblem& prob, const RemlEvaluation& e, double sigma) {
+  const auto K = static_cast<Eigen::Index>(prob.factors());
+  const Eigen::Index p = e.C0.rows();
+  Eigen::VectorXd varpar(K + 1);
+  varpar << e.theta, sigma;
+  const Eigen::MatrixXd H =
+      hessian_from_gradient([&](const Eigen::VectorXd& v) { return prob.gradient_vp(v); }, varpar);
+  const Eigen::LDLT<Eigen::MatrixXd> ldlt(H);
+  std::vector<double> df(static_cast<std::size_t>(p), kNaN);
+  if (ldlt.info() != Eigen::Success || (ldlt.vectorD().array() <= 0.0).any()) return df;  // not a minimum
+  const Eigen::MatrixXd A = 2.0 * ldlt.solve(Eigen::MatrixXd::Identity(K + 1, K + 1));
+  const double sigma2 = sigma * sigma;
+  const Eigen::MatrixXd UC0 = e.U * e.C0;  // rows u_i' C0
+  for (Eigen::Index j = 0; j < p; ++j) {
+    Eigen::VectorXd g(K + 1);
+    Eigen::Index row = 0;
+    for (Eigen::Index k = 0; k < K; ++k) {
+      const Eigen::Index q_k = prob.group_count(static_cast<std::size_t>(k));
+      // dC0/dtheta_k = 2 theta_k C0 U_k'U_k C0, so d Var(beta_j)/dtheta_k = sigma^2 2 theta_k ||U_k C0 e_j||^2
+      g[k] = sigma2 * 2.0 * e.theta[k] * UC0.block(row, j, q_k, 1).squaredNorm();
+      row += q_k;
+    }
+    g[K] = 2.0 * sigma * e.C0(j, j);  // d(sigma^2 C0_jj)/d sigma
+    const double var = sigma2 * e.C0(j, j);
+    df[static_cast<std::size_t>(j)] = 2.0 * var * var / g.dot(A * g);
+  }
+  return df;
+}
+
+}  // namespace
+
+const char* to_string(ConvergenceStatus status) {
+  switch (status) {
+    case ConvergenceStatus::converged: return "converged";
+    case ConvergenceStatus::boundary: return "boundary";
+    case ConvergenceStatus::gradient_not_zero: return "gradient_not_zero";
+  }
+  return "unknown";
+}
+
+LmmFit lmm_fit(const Design& design, const std::vector<CodedFactor>& groups, const LmmOptions& options) {
+  if (design.column_names.size() != static_cast<std::size_t>(design.X.cols())) {
+    throw std::invalid_argument("lmm_fit: column_names and X disagree");
+  }
+  const RemlProblem prob(design.X, design.y, groups);
+  const Optimum opt = minimise(prob, options);
+  const auto e = prob.evaluate(opt.theta, true);
+
+  LmmFit fit;
+  fit.n_obs = prob.n();
+  const double nmp = static_cast<double>(prob.n() - prob.p());
+  fit.residual_variance = e.pwrss / nmp;  // sigma^2-hat = r^2 / (n - p) (REML)
+  const double sigma = std::sqrt(fit.residual_variance);
+  fit.reml_criterion = prob.criterion(e);
+  fit.log_likelihood = -0.5 * fit.reml_criterion;
+  fit.vcov = fit.residual_variance * e.C0;  // Var(beta-hat) = sigma^2 (X'W^{-1}X)^{-1}
+  for (std::size_t k = 0; k < groups.size(); ++k) {
+    const double th = opt.theta[static_cast<Eigen::Index>(k)];
+    fit.random.push_back({groups[k].name, groups[k].levels.size(), th * th * fit.residual_variance, th});
+  }
+  fit.convergence = assess(prob, opt.theta, opt.iterations, groups, options);
+
+  const std::vector<double> df =
+      options.satterthwaite ? satterthwaite_df(prob, e, sigma) : std::vector<double>(prob.p(), kNaN);
+  const boost::math::normal_distribution<double> norm;
+  for (std::size_t j = 0; j < prob.p(); ++j) {
+    const auto jj = static_cast<Eigen::Index>(j);
+    FixedEffect fe;
+    fe.name = design.column_names[j];
+    fe.estimate = e.beta[jj];
+    fe.se = std::sqrt(fit.vcov(jj, jj));
+    fe.z = fe.estimate / fe.se;
+    fe.p_normal = 2.0 * boost::math::cdf(boost::math::complement(norm, std::fabs(fe.z)));  // 2 Phi(-|z|)
+    fe.df = df[j];
+    if (std::isfinite(fe.df) && fe.df > 0.0) {
+      const boost::math::students_t_distribution<double> t(fe.df);
+      fe.p_t = 2.0 * boost::math::cdf(boost::math::complement(t, std::fabs(fe.z)));  // 2 P(T_df > |t|)
+    } else {
+      fe.p_t = kNaN;
+    }
+    fit.fixed.push_back(std::move(fe));
+  }
+  return fit;
+}
+
+LmmFit lmm_fit(const DataFrame& data, const LmmSpec& spec, const LmmOptions& options) {
+  if (spec.random_intercepts.empty()) throw std::invalid_argument("lmm_fit: at least one random intercept is required");
+  const Design design = build_design(data, spec.fixed, spec.levels);
+  std::vector<CodedFactor> groups;
+  for (const auto& name : spec.random_intercepts) {
+    groups.push_back(code_factor(data, name, design.kept_rows, {}));  // observed levels, sorted
+  }
+  return lmm_fit(design, groups, options);
+}
+
+}  // namespace mirac::stats

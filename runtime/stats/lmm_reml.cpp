@@ -1,0 +1,146 @@
+// lmm_reml.cpp: profiled REML criterion via the Cholesky factor of Lambda'Z'Z Lambda + I
+// (lme4's predModule), dense because q (number of groups) is small in audit designs.
+#include "runtime/stats/lmm_reml.hpp"
+
+#include <cmath>
+#include <numbers>
+#include <stdexcept>
+#include <string>
+
+namespace mirac::stats {
+
+RemlProblem::RemlProblem(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const std::vector<CodedFactor>& groups)
+    : d_n(static_cast<std::size_t>(X.rows())) {
+  if (y.size() != X.rows()) throw std::invalid_argument("RemlProblem: X and y differ in rows");
+  if (groups.empty()) throw std::invalid_argument("RemlProblem: no random intercept");
+  if (X.rows() <= X.cols()) throw std::invalid_argument("RemlProblem: need more rows than fixed effects");
+  Eigen::Index q = 0;
+  for (const auto& g : groups) {
+    if (g.codes.size() != d_n) {
+      throw std::invalid_argument("RemlProblem: grouping factor '" + g.name + "' has " +
+                                  std::to_string(g.codes.size()) + " codes for " + std::to_string(d_n) + " rows");
+    }
+    d_offset.push_back(q);
+    d_size.push_back(static_cast<Eigen::Index>(g.levels.size()));
+    q += static_cast<Eigen::Index>(g.levels.size());
+  }
+  const Eigen::Index p = X.cols();
+  d_XtX = X.transpose() * X;  // X'X, O(n p^2) once
+  d_Xty = X.transpose() * y;
+  d_yty = y.squaredNorm();
+  d_ZtZ = Eigen::MatrixXd::Zero(q, q);
+  d_ZtX = Eigen::MatrixXd::Zero(q, p);
+  d_Zty = Eigen::VectorXd::Zero(q);
+  std::vector<Eigen::Index> col(groups.size());
+  for (Eigen::Index i = 0; i < X.rows(); ++i) {
+    for (std::size_t k = 0; k < groups.size(); ++k) {
+      const int code = groups[k].codes[static_cast<std::size_t>(i)];
+      if (code < 0 || code >= d_size[k]) throw std::invalid_argument("RemlProblem: group code out of range");
+      col[k] = d_offset[k] + code;  // Z has one 1 per row and factor
+    }
+    for (std::size_t k = 0; k < groups.size(); ++k) {
+      d_ZtX.row(col[k]) += X.row(i);  // Z'X: per-group column sums of X
+      d_Zty[col[k]] += y[i];
+      for (std::size_t l = 0; l < groups.size(); ++l) d_ZtZ(col[k], col[l]) += 1.0;  // Z'Z: group counts
+    }
+  }
+  for (std::size_t k = 0; k < groups.size(); ++k) {
+    for (Eigen::Index j = 0; j < d_size[k]; ++j) {
+      if (d_ZtZ(d_offset[k] + j, d_offset[k] + j) == 0.0) {
+        throw std::invalid_argument("RemlProblem: level '" + groups[k].levels[static_cast<std::size_t>(j)] +
+                                    "' of '" + groups[k].name + "' has no rows");
+      }
+    }
+  }
+}
+
+RemlEvaluation RemlProblem::evaluate(const Eigen::VectorXd& theta, bool derivatives) const {
+  if (static_cast<std::size_t>(theta.size()) != factors()) {
+    throw std::invalid_argument("RemlProblem::evaluate: theta has the wrong length");
+  }
+  const Eigen::Index q = d_ZtZ.rows(), p = d_XtX.rows();
+  Eigen::VectorXd lambda(q);  // diagonal of Lambda_theta: theta_k repeated over factor k's groups
+  for (std::size_t k = 0; k < factors(); ++k) lambda.segment(d_offset[k], d_size[k]).setConstant(theta[static_cast<Eigen::Index>(k)]);
+
+  RemlEvaluation e;
+  e.theta = theta;
+  // L L' = Lambda' Z'Z Lambda + I                                (eq. 18)
+  const Eigen::MatrixXd A = lambda.asDiagonal() * d_ZtZ * lambda.asDiagonal() + Eigen::MatrixXd::Identity(q, q);
+  const Eigen::LLT<Eigen::MatrixXd> cholL(A);
+  if (cholL.info() != Eigen::Success) throw std::runtime_error("RemlProblem::evaluate: Cholesky of L failed");
+  const auto L = cholL.matrixL();
+  e.ldL2 = 2.0 * cholL.matrixLLT().diagonal().array().log().sum();  // log|L|^2
+  // L R_ZX = Lambda' Z'X ; L c_u = Lambda' Z'y                    (eqs. 48-49)
+  const Eigen::MatrixXd RZX = L.solve(lambda.asDiagonal() * d_ZtX);
+  const Eigen::VectorXd cu = L.solve(lambda.cwiseProduct(d_Zty));
+  // R_X'R_X = X'X - R_ZX'R_ZX = X'W^{-1}X (Woodbury)              (eq. 50)
+  const Eigen::MatrixXd XtWX = d_XtX - RZX.transpose() * RZX;
+  const Eigen::LLT<Eigen::MatrixXd> cholX(XtWX);
+  if (cholX.info() != Eigen::Success) throw std::runtime_error("RemlProblem::evaluate: X'W^{-1}X is not positive definite");
+  e.ldRX2 = 2.0 * cholX.matrixLLT().diagonal().array().log().sum();  // log|R_X|^2
+  // R_X' c_beta = X'y - R_ZX' c_u ; R_X beta = c_beta, i.e. beta = (X'W^-1 X)^-1 X'W^-1 y
+  const Eigen::VectorXd XtWy = d_Xty - RZX.transpose() * cu;
+  e.beta = cholX.solve(XtWy);
+  // r^2 = y'y - c_u'c_u - c_beta'c_beta, with c_beta'c_beta = (X'W^-1 y)' beta
+  e.pwrss = d_yty - cu.squaredNorm() - XtWy.dot(e.beta);
+  e.C0 = cholX.solve(Eigen::MatrixXd::Identity(p, p));
+  if (!derivatives) return e;
+
+  // W^{-1} = I - Z Lambda (L L')^{-1} Lambda' Z'. With T = L^{-1} Lambda Z'Z:
+  //   Z'W^{-1}Z = Z'Z - T'T,  Z'W^{-1}X = Z'X - T'R_ZX,  Z'W^{-1}y = Z'y - T'c_u
+  const Eigen::MatrixXd T = L.solve(lambda.asDiagonal() * d_ZtZ);
+  e.U = d_ZtX - T.transpose() * RZX;
+  const Eigen::VectorXd ZtWy = d_Zty - T.transpose() * cu;
+  const Eigen::VectorXd ZtPy = ZtWy - e.U * e.beta;                 // Z'P y = Z'W^{-1}(y - X beta)
+  const Eigen::MatrixXd UC0 = e.U * e.C0;
+  e.tr_ZtPZ = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(factors()));
+  e.ss_ZtPy = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(factors()));
+  for (std::size_t k = 0; k < factors(); ++k) {
+    const auto kk = static_cast<Eigen::Index>(k);
+    for (Eigen::Index j = d_offset[k]; j < d_offset[k] + d_size[k]; ++j) {
+      // (Z'PZ)_jj = (Z'W^{-1}Z)_jj - u_j' C0 u_j
+      e.tr_ZtPZ[kk] += d_ZtZ(j, j) - T.col(j).squaredNorm() - UC0.row(j).dot(e.U.row(j));
+    }
+    e.ss_ZtPy[kk] = ZtPy.segment(d_offset[k], d_size[k]).squaredNorm();
+  }
+  return e;
+}
+
+double RemlProblem::criterion(const RemlEvaluation& e) const {
+  const double nmp = static_cast<double>(d_n - p());
+  return e.ldL2 + e.ldRX2 + nmp * (1.0 + std::log(2.0 * std::numbers::pi * e.pwrss / nmp));
+}
+
+Eigen::VectorXd RemlProblem::slope_variance_ratio(const RemlEvaluation& e) const {
+  if (e.tr_ZtPZ.size() == 0) throw std::invalid_argument("slope_variance_ratio: evaluation lacks derivatives");
+  const double nmp = static_cast<double>(d_n - p());
+  // d/d(theta_k^2) of log|W| + log|X'W^-1X| is tr(P Z_k Z_k'); of (n-p) log r^2 it is
+  // -(n-p) y'P Z_k Z_k' P y / r^2 (Harville 1977, eqs. 3.4-3.5)
+  return e.tr_ZtPZ - (nmp / e.pwrss) * e.ss_ZtPy;
+}
+
+Eigen::VectorXd RemlProblem::gradient(const RemlEvaluation& e) const {
+  return 2.0 * e.theta.cwiseProduct(slope_variance_ratio(e));  // chain rule d(theta^2)/d theta
+}
+
+double RemlProblem::deviance_vp(const Eigen::VectorXd& varpar) const {
+  const auto K = static_cast<Eigen::Index>(factors());
+  const auto e = evaluate(varpar.head(K), false);
+  const double sigma2 = varpar[K] * varpar[K];
+  const double nmp = static_cast<double>(d_n - p());
+  return e.ldL2 + e.ldRX2 + nmp * std::log(2.0 * std::numbers::pi * sigma2) + e.pwrss / sigma2;
+}
+
+Eigen::VectorXd RemlProblem::gradient_vp(const Eigen::VectorXd& varpar) const {
+  const auto K = static_cast<Eigen::Index>(factors());
+  const auto e = evaluate(varpar.head(K), true);
+  const double sigma = varpar[K], sigma2 = sigma * sigma;
+  const double nmp = static_cast<double>(d_n - p());
+  Eigen::VectorXd g(K + 1);
+  // dD/dtheta_k = 2 theta_k (tr(Z_k'PZ_k) - ||Z_k'Py||^2 / sigma^2)
+  g.head(K) = 2.0 * e.theta.cwiseProduct(e.tr_ZtPZ - e.ss_ZtPy / sigma2);
+  g[K] = 2.0 * nmp / sigma - 2.0 * e.pwrss / (sigma2 * sigma);  // dD/dsigma
+  return g;
+}
+
+}  // namespace mirac::stats
