@@ -1,0 +1,67 @@
+// roundtrip_test.cpp: `mirac fmt` is idempotent and keeps the AST and the comments, on the
+// hand-written corpus and on every .audit file of the source tree.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "helpers.hpp"
+
+namespace fs = std::filesystem;
+using mirac::test::parse_text;
+
+namespace {
+
+std::string comments_of(const mirac::ast::Module& m) {
+  std::string out;
+  for (const auto& c : m.comments) out += c.text + "\n";
+  return out;
+}
+
+// Formats `text` twice; returns false (and checks nothing) when `text` has syntax errors.
+bool check_roundtrip(const std::string& path, const std::string& text) {
+  auto first = parse_text(text, path);
+  if (first->diags.has_errors()) return false;
+  std::string once = mirac::format_module(first->module, first->sources);
+  auto second = parse_text(once, path + " (formatted)");
+  INFO(path << "\n--- formatted ---\n" << once);
+  REQUIRE_MESSAGE(second->errors.empty(), second->errors);
+  CHECK(mirac::dump_ast(second->module) == mirac::dump_ast(first->module));
+  CHECK(comments_of(second->module) == comments_of(first->module));
+  CHECK(mirac::format_module(second->module, second->sources) == once);
+  return true;
+}
+
+bool skipped(const fs::path& relative) {
+  // Golden error cases are broken on purpose.
+  std::string s = relative.generic_string();
+  return s.rfind("tests/golden/", 0) == 0 && relative.filename().string().rfind("error", 0) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("fmt round-trips the all-constructs corpus") {
+  fs::path corpus = mirac::test::source_dir() / "tests/grammar/corpus/all_constructs.audit";
+  std::string text = mirac::test::read_file(corpus);
+  REQUIRE(!text.empty());
+  auto parsed = parse_text(text, corpus.string());
+  REQUIRE_MESSAGE(parsed->errors.empty(), parsed->errors);
+  CHECK(check_roundtrip(corpus.string(), text));
+}
+
+TEST_CASE("fmt round-trips every .audit file of the source tree") {
+  fs::path root = mirac::test::source_dir();
+  int checked = 0;
+  for (const char* area : {"specs", "stdlib", "examples", "tests"}) {
+    if (!fs::exists(root / area)) continue;
+    std::vector<fs::path> files;
+    for (const auto& e : fs::recursive_directory_iterator(root / area))
+      if (e.is_regular_file() && e.path().extension() == ".audit") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+      if (skipped(fs::relative(f, root))) continue;
+      if (check_roundtrip(f.string(), mirac::test::read_file(f))) ++checked;
+    }
+  }
+  MESSAGE(checked << " files round-tripped");
+  CHECK(checked >= 1);
+}
