@@ -57,8 +57,9 @@ void check_against_lme4(const Loaded& l) {
     CHECK(close_rel(it->se, se, 1e-6));
     CHECK(close_rel(it->df, r["df"][j].get<double>(), 1e-6));
     CHECK(std::fabs(it->p_t - r["p"][j].get<double>()) <= 1e-8);
-    // statsmodels-style Wald p from lme4's own estimate / se: 2 * pnorm(-|t|)
     CHECK(std::fabs(it->z - r["t"][j].get<double>()) <= 1e-6 * std::max(1.0, std::fabs(r["t"][j].get<double>())));
+    // statsmodels-style Wald p from lme4's own estimate / se: 2 * pnorm(-|t|) in R
+    CHECK(std::fabs(it->p_normal - r["p_normal"][j].get<double>()) <= 1e-8);
   }
   const auto gv = r["group_variance"].get<std::vector<double>>();
   const auto ng = r["n_groups"].get<std::vector<std::size_t>>();
@@ -87,6 +88,7 @@ void check_against_statsmodels(const Loaded& l) {
     const double est = s["estimate"][j];
     CHECK(std::fabs(it->estimate - est) <= 1e-4 * std::max(std::fabs(est), 1e-2));
     CHECK(close_rel(it->se, s["se"][j].get<double>(), 1e-3));
+    CHECK(std::fabs(it->p_normal - s["p"][j].get<double>()) <= 1e-3);  // follows from the se gap
   }
   CHECK(close_rel(l.fit.log_likelihood, s["llf"].get<double>(), 1e-8));  // same constant as lme4
   CHECK(l.fit.n_obs == s["nobs"].get<std::size_t>());

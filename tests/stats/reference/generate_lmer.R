@@ -111,6 +111,7 @@ for (nm in names) {
     names = vapply(rownames(tab), our_name, "", ds = ds),
     estimate = unname(tab[, "Estimate"]), se = unname(tab[, "Std. Error"]),
     df = unname(tab[, "df"]), t = unname(tab[, "t value"]), p = unname(tab[, "Pr(>|t|)"]),
+    p_normal = unname(2 * pnorm(-abs(tab[, "t value"]))),  # Wald z p-value, statsmodels convention
     groups = I(groups), group_variance = I(unname(gvar)),
     n_groups = I(unname(sapply(groups, function(g) nlevels(df[[g]])))),
     residual_variance = sigma(fit)^2, theta = I(unname(th)),

@@ -103,10 +103,13 @@ def statsmodels_fit(ds):
     group = ds["random"][0]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        t0 = time.perf_counter()
-        model = smf.mixedlm(formula(ds), df, groups=df[group], missing="drop")
-        res = model.fit(reml=True)  # statsmodels defaults, as the MIRA authors ran it
-        seconds = time.perf_counter() - t0
+        seconds = []
+        for _ in range(3):  # best of 3 wall-clock times for the docs' performance note
+            t0 = time.perf_counter()
+            model = smf.mixedlm(formula(ds), df, groups=df[group], missing="drop")
+            res = model.fit(reml=True)  # statsmodels defaults, as the MIRA authors ran it
+            seconds.append(time.perf_counter() - t0)
+        seconds = min(seconds)
     names = [sm_name(n) for n in res.fe_params.index]
     return {"call": f"smf.mixedlm('{formula(ds)}', df, groups=df['{group}'], missing='drop').fit(reml=True)",
             "names": names,
