@@ -1,8 +1,139 @@
+// cli.cpp: the `mirac` commands. Each parses its options, runs the pipeline as far as it
+// needs (see interpreter/driver.hpp), and prints. Exit 0 ok, 1 spec or data errors, 2 usage.
 #include "cli/cli.hpp"
 
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "interpreter/driver.hpp"
+#include "interpreter/format.hpp"
+#include "interpreter/modules.hpp"
+#include "interpreter/parse.hpp"
 
 namespace mirac {
+
+namespace {
+
+constexpr int kOk = 0, kSpecError = 1, kUsageError = 2;
+
+struct Options {
+  std::string spec;
+  std::string data;
+  std::string show;
+  std::string output;
+  bool json = false;
+  bool in_place = false;
+  bool check_only = false;
+};
+
+CheckOptions check_options(const Options& o) {
+  CheckOptions c;
+  if (!o.data.empty()) c.data_root = o.data;
+  if (const char* env = std::getenv("MIRAC_DATA"); env && *env) c.env_data_root = env;
+  return c;
+}
+
+// Prints diagnostics; returns the exit code for them.
+int report(const Compilation& c, std::ostream& err) {
+  c.diags.print(err, c.sources);
+  return c.ok() ? kOk : kSpecError;
+}
+
+std::unique_ptr<Compilation> compile_for(const Options& o, std::ostream& err, int& code) {
+  auto c = compile(o.spec, check_options(o));
+  code = report(*c, err);
+  return c;
+}
+
+int cmd_check(const Options& o, std::ostream& out, std::ostream& err) {
+  int code = kOk;
+  auto c = compile_for(o, err, code);
+  if (o.show == "ast") {
+    for (const auto& m : c->modules) out << "; " << c->sources.path(m.file) << '\n' << dump_ast(m);
+  } else if (o.show == "plan" && code == kOk) {
+    out << plan_dump(c->spec, c->plan).dump(2) << '\n';
+  }
+  if (code == kOk && o.show.empty()) {
+    out << fmt::format("{}: ok ({} seeds, {} prompts, {} requests)\n", o.spec, c->spec.seeds.size(),
+                       c->plan.prompts.size(), c->plan.requests.size());
+  }
+  return code;
+}
+
+int cmd_fmt(const Options& o, std::ostream& out, std::ostream& err) {
+  SourceManager sources;
+  Diagnostics diags;
+  std::ifstream in(o.spec, std::ios::binary);
+  if (!in) {
+    err << o.spec << ": error: cannot read spec file\n";
+    return kSpecError;
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::string original = buffer.str();
+  FileId file = sources.add(o.spec, original);
+  ast::Module module = parse_module(file, sources, diags);
+  if (diags.has_errors()) {
+    diags.print(err, sources);
+    return kSpecError;
+  }
+  std::string formatted = format_module(module, sources);
+  if (o.check_only) {
+    if (formatted == original) return kOk;
+    err << o.spec << ": not formatted (run 'mirac fmt -i " << o.spec << "')\n";
+    return kSpecError;
+  }
+  if (o.in_place) {
+    if (formatted != original) {
+      std::ofstream f(o.spec, std::ios::binary | std::ios::trunc);
+      f << formatted;
+    }
+    return kOk;
+  }
+  out << formatted;
+  return kOk;
+}
+
+nlohmann::ordered_json prompt_json(const Spec& spec, const PromptRow& p) {
+  nlohmann::ordered_json row{{"id", p.id}, {"text", p.text}, {"seed", p.seed}};
+  for (std::size_t f = 0; f < spec.factors.size(); ++f) row[spec.factors[f].name] = spec.factors[f].levels[p.levels[f]].name.name;
+  return row;
+}
+
+int cmd_prompts(const Options& o, std::ostream& out, std::ostream& err) {
+  int code = kOk;
+  auto c = compile_for(o, err, code);
+  if (code != kOk) return code;
+  std::ofstream file;
+  std::ostream* target = &out;
+  if (!o.output.empty() && o.output != "-") {
+    file.open(o.output, std::ios::binary | std::ios::trunc);
+    if (!file) {
+      err << o.output << ": error: cannot write output file\n";
+      return kUsageError;
+    }
+    target = &file;
+  }
+  for (const auto& p : c->plan.prompts) *target << prompt_json(c->spec, p).dump() << '\n';
+  return kOk;
+}
+
+int cmd_plan(const Options& o, std::ostream& out, std::ostream& err) {
+  int code = kOk;
+  auto c = compile_for(o, err, code);
+  if (code != kOk) return code;
+  if (o.show == "plan") out << plan_dump(c->spec, c->plan).dump(2) << '\n';
+  else if (o.json) out << plan_summary(c->spec, c->plan).dump(2) << '\n';
+  else out << plan_summary_text(c->spec, c->plan);
+  return kOk;
+}
+
+}  // namespace
 
 int run_cli(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -10,10 +141,56 @@ int run_cli(int argc, char** argv) {
 }
 
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  (void)args;
-  (void)err;
-  out << "mirac " << MIRAC_VERSION << "\n";
-  return 0;
+  CLI::App app{"mirac: a declarative language and interpreter for auditing LLM answers", "mirac"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("mirac ") + MIRAC_VERSION);
+  Options o;
+  auto add_spec = [&](CLI::App* cmd) {
+    cmd->add_option("spec", o.spec, "the .audit spec file")->required();
+  };
+  auto add_data = [&](CLI::App* cmd) {
+    cmd->add_option("--data", o.data, "data root for relative data paths (overrides $MIRAC_DATA and the spec)");
+  };
+  CLI::App* check = app.add_subcommand("check", "check a spec and its data; print every problem");
+  add_spec(check);
+  add_data(check);
+  check->add_option("--show", o.show, "also print an intermediate form")->check(CLI::IsMember({"ast", "plan"}));
+  CLI::App* fmt_cmd = app.add_subcommand("fmt", "print a spec in canonical layout");
+  add_spec(fmt_cmd);
+  fmt_cmd->add_flag("-i,--in-place", o.in_place, "rewrite the file instead of printing");
+  fmt_cmd->add_flag("--check", o.check_only, "exit 1 if the file is not in canonical layout");
+  CLI::App* prompts = app.add_subcommand("prompts", "write the compiled prompts as JSONL");
+  add_spec(prompts);
+  add_data(prompts);
+  prompts->add_option("-o,--output", o.output, "output file (default: standard output)");
+  CLI::App* plan = app.add_subcommand("plan", "show the execution plan: counts of prompts, requests and judge calls");
+  add_spec(plan);
+  add_data(plan);
+  plan->add_flag("--json", o.json, "print the summary as JSON");
+  plan->add_option("--show", o.show, "print the whole plan (prompts, requests, judge tasks) as JSON")
+      ->check(CLI::IsMember({"plan"}));
+
+  std::vector<std::string> storage = {"mirac"};
+  storage.insert(storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& s : storage) argv.push_back(s.data());
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e, out, err);
+    return code == 0 ? kOk : kUsageError;
+  }
+  try {
+    if (check->parsed()) return cmd_check(o, out, err);
+    if (fmt_cmd->parsed()) return cmd_fmt(o, out, err);
+    if (prompts->parsed()) return cmd_prompts(o, out, err);
+    if (plan->parsed()) return cmd_plan(o, out, err);
+  } catch (const std::exception& e) {
+    // A crash on any input is a bug; say so plainly rather than abort.
+    err << "mirac: internal error: " << e.what() << "\nplease report this with the spec that caused it\n";
+    return 3;
+  }
+  return kUsageError;
 }
 
 }  // namespace mirac

@@ -1,0 +1,253 @@
+// grammar.hpp: the PEGTL grammar of .audit files. docs/language.md is the prose version.
+// Rules only; error texts live in grammar/errors.hpp, the tree-to-AST step in
+// interpreter/parse.cpp.
+#pragma once
+
+#include <tao/pegtl.hpp>
+
+namespace mirac::grammar {
+
+namespace pegtl = tao::pegtl;
+using namespace pegtl;
+
+// clang-format off
+
+// --- lexical ---------------------------------------------------------------------------
+struct block_comment_body : until<string<'*', '/'>> {};
+struct line_comment : seq<two<'/'>, until<eolf>> {};
+struct block_comment : seq<string<'/', '*'>, must<block_comment_body>> {};
+struct ws : star<sor<plus<space>, line_comment, block_comment>> {};
+
+struct kw_and : TAO_PEGTL_KEYWORD("and") {};
+struct kw_or : TAO_PEGTL_KEYWORD("or") {};
+struct kw_not : TAO_PEGTL_KEYWORD("not") {};
+struct kw_if : TAO_PEGTL_KEYWORD("if") {};
+struct kw_then : TAO_PEGTL_KEYWORD("then") {};
+struct kw_else : TAO_PEGTL_KEYWORD("else") {};
+struct kw_true : TAO_PEGTL_KEYWORD("true") {};
+struct kw_false : TAO_PEGTL_KEYWORD("false") {};
+struct kw_none : TAO_PEGTL_KEYWORD("none") {};
+struct kw_vs : TAO_PEGTL_KEYWORD("vs") {};
+// Words that can never be names, because expressions use them.
+struct reserved : sor<kw_and, kw_or, kw_not, kw_if, kw_then, kw_else, kw_true, kw_false, kw_none, kw_vs> {};
+struct ident : seq<not_at<reserved>, identifier> {};
+
+// "..." with escapes \n \t \r \" \\ \u{hex}; placeholders {...} are kept for the template step.
+struct hex_digits : plus<xdigit> {};
+struct unicode_escape : seq<one<'u'>, one<'{'>, must<hex_digits>, must<one<'}'>>> {};
+struct escape_char : sor<one<'n', 't', 'r', '"', '\\', '0'>, unicode_escape> {};
+struct escape : seq<one<'\\'>, must<escape_char>> {};
+struct string_char : sor<escape, utf8::not_one<'"', '\\', '\n', '\r'>> {};
+struct string_body : until<one<'"'>, string_char> {};
+struct quoted_string : seq<one<'"'>, must<string_body>> {};
+// """...""" spans lines; common indentation is removed (see docs/language.md).
+struct long_string_body : until<three<'"'>, utf8::any> {};
+struct long_string : seq<three<'"'>, must<long_string_body>> {};
+struct string_lit : sor<long_string, quoted_string> {};
+
+struct number : seq<plus<digit>, opt<one<'.'>, plus<digit>>, opt<one<'e', 'E'>, opt<one<'+', '-'>>, plus<digit>>> {};
+
+// --- expressions -----------------------------------------------------------------------
+struct expr;
+struct lparen : one<'('> {};
+struct rparen : one<')'> {};
+struct rbracket : one<']'> {};
+struct rbrace : one<'}'> {};
+struct lbrace : one<'{'> {};
+
+struct arg_list : opt<expr, star<ws, one<','>, ws, must<expr>>> {};
+struct call : seq<ident, ws, lparen, ws, arg_list, ws, must<rparen>> {};
+struct name : ident {};
+struct list_lit : seq<one<'['>, ws, opt<expr, star<ws, one<','>, ws, not_at<rbracket>, must<expr>>, ws, opt<one<','>, ws>>, must<rbracket>> {};
+struct paren_expr : seq<lparen, ws, must<expr>, ws, must<rparen>> {};
+struct if_then : seq<expr> {};
+struct if_else : seq<expr> {};
+struct if_expr : seq<kw_if, ws, must<expr>, ws, must<kw_then>, ws, must<if_then>, ws, must<kw_else>, ws, must<if_else>> {};
+struct true_lit : kw_true {};
+struct false_lit : kw_false {};
+struct none_lit : kw_none {};
+struct primary : sor<number, string_lit, true_lit, false_lit, none_lit, if_expr, list_lit, paren_expr, call, name> {};
+
+struct cell_level : ident {};
+struct cell_factor : ident {};
+struct cell_item : sor<seq<cell_factor, ws, one<'='>, not_at<one<'='>>, ws, must<cell_level>>, cell_level> {};
+struct index_suffix : seq<one<'['>, ws, must<cell_item>, star<ws, one<','>, ws, must<cell_item>>, ws, must<rbracket>> {};
+struct field_name : ident {};
+struct field_suffix : seq<one<'.'>, not_at<one<'.'>>, ws, must<field_name>> {};
+struct postfix : seq<primary, star<ws, sor<field_suffix, index_suffix>>> {};
+
+struct neg_op : one<'-'> {};
+struct not_op : kw_not {};
+struct unary;
+struct unary_op : seq<sor<neg_op, not_op>, ws, must<unary>> {};
+struct unary : sor<unary_op, postfix> {};
+
+struct mul_op : sor<one<'*'>, one<'/'>> {};
+struct mul_expr : seq<unary, star<ws, mul_op, ws, must<unary>>> {};
+struct add_op : sor<string<'+', '+'>, one<'+'>, seq<one<'-'>, not_at<one<'>'>>>> {};
+struct add_expr : seq<mul_expr, star<ws, add_op, ws, must<mul_expr>>> {};
+struct range_op : two<'.'> {};
+struct range_expr : seq<add_expr, opt<ws, range_op, ws, must<add_expr>>> {};
+struct cmp_op : sor<two<'='>, string<'!', '='>, string<'<', '='>, string<'>', '='>, one<'<'>, one<'>'>> {};
+struct cmp_expr : seq<range_expr, opt<ws, cmp_op, ws, must<range_expr>>> {};
+struct and_op : kw_and {};
+struct and_expr : seq<cmp_expr, star<ws, and_op, ws, must<cmp_expr>>> {};
+struct or_op : kw_or {};
+struct or_expr : seq<and_expr, star<ws, or_op, ws, must<and_expr>>> {};
+struct expr : or_expr {};
+
+// --- shared pieces ---------------------------------------------------------------------
+struct property;
+struct block : seq<lbrace, ws, star<property, ws>, must<rbrace>> {};
+struct property_key : ident {};
+struct property_value : sor<block, expr> {};
+struct property : seq<property_key, ws, must<property_value>> {};
+
+struct source_format : ident {};
+struct source_path : string_lit {};
+struct data_source : seq<source_format, ws, lparen, ws, must<source_path>, ws, must<rparen>> {};
+struct column : sor<ident, string_lit> {};
+struct column_binding : seq<ident, ws, must<one<'='>>, ws, must<column>, opt<ws, one<','>>> {};
+struct column_block : seq<lbrace, ws, star<column_binding, ws>, must<rbrace>> {};
+struct seed_key : sor<string_lit, number, ident> {};
+struct field_path : seq<ident, opt<one<'.'>, must<ident>>> {};
+struct field_value : seq<field_path, ws, must<one<'='>>, ws, must<expr>> {};
+struct cell_path : seq<ident, star<one<'.'>, must<ident>>> {};
+struct ident_list : seq<ident, star<ws, one<','>, ws, must<ident>>> {};
+struct factor_product : seq<ident, star<ws, one<'*'>, ws, must<ident>>> {};
+struct lang_text : seq<ident, ws, must<expr>> {};
+struct lang_texts : sor<seq<lbrace, ws, star<lang_text, ws>, must<rbrace>>, expr> {};
+struct json_at : string_lit {};
+struct json_key : string_lit {};
+struct json_table : seq<data_source, ws, must<TAO_PEGTL_KEYWORD("at")>, ws, must<json_at>, ws, must<TAO_PEGTL_KEYWORD("key")>, ws, must<json_key>> {};
+struct model_string : string_lit {};
+struct model_ref : seq<ident, ws, must<lparen>, ws, must<model_string>, ws, must<rparen>> {};
+
+// --- declarations ----------------------------------------------------------------------
+// audit NAME { title "..." data "dir" }
+struct audit_decl : seq<TAO_PEGTL_KEYWORD("audit"), ws, must<ident>, ws, must<block>> {};
+
+// use stdlib.providers | use "relative/file.audit"
+struct module_name : seq<ident, star<one<'.'>, must<ident>>> {};
+struct module_ref : sor<string_lit, module_name> {};
+struct use_decl : seq<TAO_PEGTL_KEYWORD("use"), ws, must<module_ref>> {};
+
+// factor NAME { level "label"? ... }
+struct level_label : string_lit {};
+struct level : seq<ident, opt<ws, level_label>> {};
+struct factor_decl : seq<TAO_PEGTL_KEYWORD("factor"), ws, must<ident>, ws, must<lbrace>, ws, star<level, ws>, must<rbrace>> {};
+
+// design f1 * f2 * ...
+struct design_decl : seq<TAO_PEGTL_KEYWORD("design"), ws, must<factor_product>> {};
+
+// seeds from csv("f") { field(.level)? = column (map { "a": "b" })? }  |  seeds { seed ID { f = v } }
+struct map_entry : seq<string_lit, ws, must<one<':'>>, ws, must<string_lit>, opt<ws, one<','>>> {};
+struct value_map : seq<TAO_PEGTL_KEYWORD("map"), ws, must<lbrace>, ws, star<map_entry, ws>, must<rbrace>> {};
+struct field_mapping : seq<field_path, ws, must<one<'='>>, ws, must<column>, opt<ws, value_map>> {};
+struct seeds_from : seq<TAO_PEGTL_KEYWORD("from"), ws, must<data_source>, ws, must<lbrace>, ws, star<field_mapping, ws>, must<rbrace>> {};
+struct inline_seed : seq<TAO_PEGTL_KEYWORD("seed"), ws, must<seed_key>, ws, must<lbrace>, ws, star<field_value, ws>, must<rbrace>> {};
+struct seeds_inline : seq<lbrace, ws, star<inline_seed, ws>, must<rbrace>> {};
+struct seeds_body : sor<seeds_from, seeds_inline> {};
+struct seeds_decl : seq<TAO_PEGTL_KEYWORD("seeds"), ws, must<seeds_body>> {};
+
+// checklists from jsonl("f") key COLUMN  |  checklists { checklist ID { f = v } }
+struct checklist_key : column {};
+struct checklists_from : seq<TAO_PEGTL_KEYWORD("from"), ws, must<data_source>, ws, must<TAO_PEGTL_KEYWORD("key")>, ws, must<checklist_key>> {};
+struct inline_checklist : seq<TAO_PEGTL_KEYWORD("checklist"), ws, must<seed_key>, ws, must<lbrace>, ws, star<field_value, ws>, must<rbrace>> {};
+struct checklists_inline : seq<lbrace, ws, star<inline_checklist, ws>, must<rbrace>> {};
+struct checklists_body : sor<checklists_from, checklists_inline> {};
+struct checklists_decl : seq<TAO_PEGTL_KEYWORD("checklists"), ws, must<checklists_body>> {};
+
+// variant FIELD by f1 * f2 { instructions ... rewriter ... lock ... seed ID { cell "text" } }
+struct instructions_from : seq<TAO_PEGTL_KEYWORD("instructions"), ws, TAO_PEGTL_KEYWORD("from"), ws, must<json_table>> {};
+struct instruction : seq<cell_path, ws, must<lang_texts>> {};
+struct instructions_inline : seq<TAO_PEGTL_KEYWORD("instructions"), ws, must<lbrace>, ws, star<instruction, ws>, must<rbrace>> {};
+struct rewriter : seq<TAO_PEGTL_KEYWORD("rewriter"), ws, must<model_ref>, opt<ws, block>> {};
+struct lock : seq<TAO_PEGTL_KEYWORD("lock"), ws, must<data_source>, opt<ws, column_block>> {};
+struct cell_text : seq<cell_path, ws, must<expr>> {};
+struct variant_seed : seq<TAO_PEGTL_KEYWORD("seed"), ws, must<seed_key>, ws, must<lbrace>, ws, star<cell_text, ws>, must<rbrace>> {};
+struct variant_item : sor<instructions_from, instructions_inline, rewriter, lock, variant_seed> {};
+struct variant_decl : seq<TAO_PEGTL_KEYWORD("variant"), ws, must<ident>, ws, must<TAO_PEGTL_KEYWORD("by")>, ws, must<factor_product>, ws, must<lbrace>, ws, star<variant_item, ws>, must<rbrace>> {};
+
+// text FACTOR (from json("f") at "path" key "{factor}")? { LEVEL { lang "..." } | LEVEL from ... }
+struct derived_where : expr {};
+struct derived_select : expr {};
+struct derived_text : seq<TAO_PEGTL_KEYWORD("from"), ws, must<data_source>, ws, must<TAO_PEGTL_KEYWORD("where")>, ws, must<derived_where>, ws, must<TAO_PEGTL_KEYWORD("select")>, ws, must<derived_select>> {};
+struct text_level_body : sor<derived_text, lang_texts> {};
+struct text_level : seq<ident, ws, must<text_level_body>> {};
+struct text_from : seq<TAO_PEGTL_KEYWORD("from"), ws, must<json_table>> {};
+struct text_decl : seq<TAO_PEGTL_KEYWORD("text"), ws, must<ident>, ws, opt<text_from, ws>, must<lbrace>, ws, star<text_level, ws>, must<rbrace>> {};
+
+// prompt { id EXPR text EXPR }
+struct prompt_id : expr {};
+struct prompt_text : expr {};
+struct prompt_decl : seq<TAO_PEGTL_KEYWORD("prompt"), ws, must<lbrace>, ws, must<TAO_PEGTL_KEYWORD("id")>, ws, must<prompt_id>, ws, must<TAO_PEGTL_KEYWORD("text")>, ws, must<prompt_text>, ws, must<rbrace>> {};
+
+struct provider_decl : seq<TAO_PEGTL_KEYWORD("provider"), ws, must<ident>, ws, must<block>> {};
+struct model_decl : seq<TAO_PEGTL_KEYWORD("model"), ws, must<ident>, ws, must<one<'='>>, ws, must<model_ref>, opt<ws, block>> {};
+struct defaults_decl : seq<TAO_PEGTL_KEYWORD("defaults"), ws, must<block>> {};
+struct arm_decl : seq<TAO_PEGTL_KEYWORD("arm"), ws, must<ident>, ws, must<block>> {};
+struct judge_decl : seq<TAO_PEGTL_KEYWORD("judge"), ws, must<ident>, ws, must<one<'='>>, ws, must<model_ref>, opt<ws, block>> {};
+
+// rubric NAME { scale 1..5 worst high instructions "..." dim ... order D1 then D2, D3 }
+struct scale_item : seq<TAO_PEGTL_KEYWORD("scale"), ws, must<expr>> {};
+struct worst_item : seq<TAO_PEGTL_KEYWORD("worst"), ws, must<ident>> {};
+struct rubric_instructions : seq<TAO_PEGTL_KEYWORD("instructions"), ws, must<string_lit>> {};
+struct anchor_label : string_lit {};
+struct anchor_text : string_lit {};
+struct anchor : seq<number, ws, must<anchor_label>, opt<ws, anchor_text>> {};
+struct describe_item : seq<TAO_PEGTL_KEYWORD("describe"), ws, must<string_lit>> {};
+struct na_item : seq<TAO_PEGTL_KEYWORD("na"), ws, must<TAO_PEGTL_KEYWORD("when")>, ws, must<expr>> {};
+struct against_item : seq<TAO_PEGTL_KEYWORD("against"), ws, must<expr>> {};
+struct note_item : seq<TAO_PEGTL_KEYWORD("note"), ws, must<string_lit>> {};
+struct dim_item : sor<anchor, describe_item, na_item, against_item, note_item> {};
+struct dim_title : string_lit {};
+struct dim_decl : seq<TAO_PEGTL_KEYWORD("dim"), ws, must<ident>, ws, must<dim_title>, ws, must<lbrace>, ws, star<dim_item, ws>, must<rbrace>> {};
+struct order_step : ident_list {};
+struct order_item : seq<TAO_PEGTL_KEYWORD("order"), ws, must<order_step>, star<ws, kw_then, ws, must<order_step>>> {};
+struct rubric_item : sor<scale_item, worst_item, rubric_instructions, dim_decl, order_item> {};
+struct rubric_decl : seq<TAO_PEGTL_KEYWORD("rubric"), ws, must<ident>, ws, must<lbrace>, ws, star<rubric_item, ws>, must<rbrace>> {};
+
+// flag NAME = pair(f: a vs b) (| pair(...))* when EXPR  |  flag NAME = EXPR
+struct pairing : seq<TAO_PEGTL_KEYWORD("pair"), ws, lparen, ws, must<ident>, ws, must<one<':'>>, ws, must<ident>, ws, must<kw_vs>, ws, must<ident>, ws, must<rparen>> {};
+struct flag_when : expr {};
+struct pair_flag : seq<pairing, star<ws, one<'|'>, ws, must<pairing>>, ws, must<TAO_PEGTL_KEYWORD("when")>, ws, must<flag_when>> {};
+struct unit_flag : expr {};
+struct flag_body : sor<pair_flag, unit_flag> {};
+struct flag_decl : seq<TAO_PEGTL_KEYWORD("flag"), ws, must<ident>, ws, must<one<'='>>, ws, must<flag_body>> {};
+
+// contrast NAME = EXPR (by a, b)?
+struct contrast_by : seq<TAO_PEGTL_KEYWORD("by"), ws, must<ident_list>> {};
+struct contrast_decl : seq<TAO_PEGTL_KEYWORD("contrast"), ws, must<ident>, ws, must<one<'='>>, ws, must<expr>, opt<ws, contrast_by>> {};
+
+// analysis NAME = KIND(formula | args) { option value, ... }
+struct random_term : seq<lparen, ws, one<'1'>, ws, must<one<'|'>>, ws, must<ident>, ws, must<rparen>> {};
+struct term_op : sor<one<'*'>, one<':'>> {};
+struct fixed_term : seq<ident, star<ws, term_op, ws, must<ident>>> {};
+struct formula_term : sor<random_term, fixed_term> {};
+struct formula : seq<ident, ws, one<'~'>, ws, must<formula_term>, star<ws, one<'+'>, ws, must<formula_term>>> {};
+struct analysis_args : sor<formula, arg_list> {};
+struct option_label : seq<ident, ws, one<':'>> {};
+struct option_versus : expr {};
+struct option_value : seq<opt<option_label, ws>, expr, opt<ws, kw_vs, ws, must<option_versus>>> {};
+struct option_key : ident {};
+struct option : seq<option_key, ws, must<option_value>, star<ws, one<','>, ws, must<option_value>>, opt<ws, column_block>> {};
+struct options_block : seq<lbrace, ws, star<option, ws>, must<rbrace>> {};
+struct analysis_decl : seq<TAO_PEGTL_KEYWORD("analysis"), ws, must<ident>, ws, must<one<'='>>, ws, must<ident>, ws, must<lparen>, ws, must<analysis_args>, ws, must<rparen>, opt<ws, options_block>> {};
+
+// report NAME { table means(D3) { by model } ... }
+struct report_item : seq<ident, ws, must<expr>, opt<ws, options_block>> {};
+struct report_decl : seq<TAO_PEGTL_KEYWORD("report"), ws, must<ident>, ws, must<lbrace>, ws, star<report_item, ws>, must<rbrace>> {};
+
+struct declaration : sor<audit_decl, use_decl, factor_decl, design_decl, seeds_decl, checklists_decl,
+                         variant_decl, text_decl, prompt_decl, provider_decl, model_decl, defaults_decl,
+                         arm_decl, judge_decl, rubric_decl, flag_decl, contrast_decl, analysis_decl,
+                         report_decl> {};
+
+/// One top-level declaration; the parser calls this once per declaration so that it can
+/// recover from a syntax error at the next one.
+struct one_declaration : seq<must<declaration>, ws> {};
+
+// clang-format on
+
+}  // namespace mirac::grammar

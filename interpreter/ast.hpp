@@ -1,0 +1,418 @@
+// ast.hpp: the syntax tree of an .audit file. Plain structs and std::variant; every node
+// carries the source range it came from so that every later phase can point at it.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "interpreter/source.hpp"
+
+namespace mirac::ast {
+
+/// Owning pointer with value semantics, so that nodes holding sub-expressions stay copyable.
+template <typename T>
+class Box {
+ public:
+  Box() = default;
+  Box(T value) : ptr_(std::make_unique<T>(std::move(value))) {}
+  Box(const Box& other) : ptr_(other.ptr_ ? std::make_unique<T>(*other.ptr_) : nullptr) {}
+  Box(Box&&) noexcept = default;
+  Box& operator=(const Box& other) {
+    if (this != &other) ptr_ = other.ptr_ ? std::make_unique<T>(*other.ptr_) : nullptr;
+    return *this;
+  }
+  Box& operator=(Box&&) noexcept = default;
+  T& operator*() const { return *ptr_; }
+  T* operator->() const { return ptr_.get(); }
+  explicit operator bool() const { return ptr_ != nullptr; }
+
+ private:
+  std::unique_ptr<T> ptr_;
+};
+
+struct Ident {
+  std::string name;
+  SourceRange range;
+};
+
+// ---------------------------------------------------------------------------------------
+// Expressions
+
+struct Expr;
+
+struct NumberLit {
+  double value = 0;
+  std::string text;  ///< as written, so that fmt prints it back unchanged
+};
+struct StringLit {
+  std::string value;  ///< escapes decoded; placeholders `{...}` are kept verbatim
+  bool multiline = false;
+};
+struct BoolLit {
+  bool value = false;
+};
+struct NoneLit {};
+struct Name {
+  std::string name;
+};
+/// `base.field`
+struct Field {
+  Box<Expr> base;
+  Ident field;
+};
+/// One item of a cell selection: `zh` or `language=zh`.
+struct CellItem {
+  std::optional<Ident> factor;
+  Ident level;
+};
+/// `D3[zh, colloquial, low]`: a dimension's mean over the cells matching the levels.
+struct CellSelect {
+  Box<Expr> base;
+  std::vector<CellItem> items;
+};
+/// `f(a, b)`
+struct Call {
+  Ident callee;
+  std::vector<Expr> args;
+};
+struct Unary {
+  std::string op;  ///< "-" or "not"
+  Box<Expr> operand;
+};
+struct Binary {
+  std::string op;  ///< + - * / ++ == != < <= > >= and or
+  Box<Expr> lhs, rhs;
+};
+/// `if c then a else b`
+struct IfExpr {
+  Box<Expr> cond, then_branch, else_branch;
+};
+/// `[a, b, c]`
+struct ListLit {
+  std::vector<Expr> items;
+};
+/// `1..5`
+struct RangeLit {
+  Box<Expr> lo, hi;
+};
+
+struct Expr {
+  std::variant<NumberLit, StringLit, BoolLit, NoneLit, Name, Field, CellSelect, Call, Unary,
+               Binary, IfExpr, ListLit, RangeLit>
+      node;
+  SourceRange range;
+};
+
+// ---------------------------------------------------------------------------------------
+// Shared pieces
+
+/// `key value` or `key { ... }` inside a settings block (models, arms, judges, defaults,
+/// providers, the audit header).
+struct Property;
+struct Block {
+  std::vector<Property> props;
+  SourceRange range;
+};
+struct Property {
+  Ident key;
+  std::optional<Expr> value;
+  std::optional<Block> block;
+  SourceRange range;
+};
+
+/// `csv("seedfinal.csv")`, `jsonl("...")`, `json("...")`
+struct DataSource {
+  Ident format;
+  StringLit path;
+  SourceRange range;
+};
+
+/// A column name, as an identifier or, for unusual names, a string.
+struct Column {
+  std::string name;
+  SourceRange range;
+};
+
+// ---------------------------------------------------------------------------------------
+// Declarations
+
+struct AuditDecl {
+  Ident name;
+  Block settings;
+};
+
+struct UseDecl {
+  std::string module;  ///< "stdlib.providers" or a relative path "lib/x.audit"
+  bool is_path = false;
+  SourceRange module_range;
+};
+
+struct Level {
+  Ident name;
+  std::optional<StringLit> label;
+  SourceRange range;
+};
+struct FactorDecl {
+  Ident name;
+  std::vector<Level> levels;
+};
+
+struct DesignDecl {
+  std::vector<Ident> factors;
+};
+
+/// `question.zh` or `category`
+struct FieldPath {
+  Ident field;
+  std::optional<Ident> level;
+  SourceRange range;
+};
+struct ValueMapEntry {
+  StringLit from, to;
+  SourceRange range;
+};
+/// `category = category map { "a": "A" }`
+struct FieldMapping {
+  FieldPath target;
+  Column column;
+  std::vector<ValueMapEntry> value_map;
+  bool has_map = false;
+  SourceRange range;
+};
+struct FieldValue {
+  FieldPath target;
+  Expr value;
+  SourceRange range;
+};
+struct InlineSeed {
+  Expr id;  ///< a string or number literal
+  std::vector<FieldValue> fields;
+  SourceRange range;
+};
+struct SeedsDecl {
+  std::optional<DataSource> source;
+  std::vector<FieldMapping> mappings;
+  std::vector<InlineSeed> inline_seeds;
+};
+
+struct InlineChecklist {
+  Expr seed;
+  std::vector<FieldValue> fields;
+  SourceRange range;
+};
+struct ChecklistsDecl {
+  std::optional<DataSource> source;
+  std::optional<Column> key;
+  std::vector<InlineChecklist> inline_checklists;
+};
+
+/// `high.formal` (levels joined by dots, one per factor of the variant's `by`).
+struct CellPath {
+  std::vector<Ident> levels;
+  SourceRange range;
+};
+/// Per-language texts: `{ zh "..." en "..." }` or a single expression for every language.
+struct LangTexts {
+  std::vector<std::pair<Ident, Expr>> by_level;
+  std::optional<Expr> all;
+  SourceRange range;
+};
+/// Text loaded from a JSON document: the object at `at`, then the key made from `key`.
+struct JsonTable {
+  DataSource source;
+  StringLit at;
+  StringLit key;
+  SourceRange range;
+};
+struct VariantInstruction {
+  CellPath cell;
+  LangTexts texts;
+};
+struct VariantSeedTexts {
+  Expr seed;
+  std::vector<std::pair<CellPath, Expr>> texts;
+  SourceRange range;
+};
+struct LockSpec {
+  DataSource source;
+  std::vector<std::pair<Ident, Column>> columns;  ///< seed = seed_id, hls = HLS, text = ...
+  SourceRange range;
+};
+struct RewriterSpec {
+  Ident preset;
+  StringLit model;
+  std::optional<Block> settings;
+  SourceRange range;
+};
+struct VariantDecl {
+  Ident field;
+  std::vector<Ident> by;
+  std::optional<JsonTable> instructions_from;
+  std::vector<VariantInstruction> instructions;
+  std::optional<RewriterSpec> rewriter;
+  std::optional<LockSpec> lock;
+  std::vector<VariantSeedTexts> seed_texts;
+};
+
+/// `C from jsonl("f") where cond select expr`: one text per language, derived from rows.
+struct DerivedText {
+  DataSource source;
+  Expr where;
+  Expr select;
+  SourceRange range;
+};
+struct TextLevel {
+  Ident level;
+  std::optional<LangTexts> texts;
+  std::optional<DerivedText> derived;
+  SourceRange range;
+};
+struct TextDecl {
+  Ident factor;
+  std::optional<JsonTable> from;
+  std::vector<TextLevel> levels;
+};
+
+struct PromptDecl {
+  Expr id;
+  Expr text;
+};
+
+struct ProviderDecl {
+  Ident name;
+  Block settings;
+};
+
+struct ModelDecl {
+  Ident name;
+  Ident preset;
+  StringLit model;
+  std::optional<Block> settings;
+};
+
+struct DefaultsDecl {
+  Block settings;
+};
+
+struct ArmDecl {
+  Ident name;
+  Block settings;
+};
+
+struct JudgeDecl {
+  Ident name;
+  Ident preset;
+  StringLit model;
+  std::optional<Block> settings;
+};
+
+struct Anchor {
+  Expr score;
+  StringLit label;
+  std::optional<StringLit> text;
+  SourceRange range;
+};
+struct DimDecl {
+  Ident name;
+  StringLit title;
+  std::optional<StringLit> description;
+  std::vector<Anchor> anchors;
+  std::optional<Expr> na_when;
+  std::optional<Expr> against;
+  std::vector<StringLit> notes;
+  SourceRange range;
+};
+struct RubricDecl {
+  Ident name;
+  std::optional<Expr> scale;  ///< a RangeLit
+  std::optional<Ident> worst;  ///< `high` or `low`
+  std::vector<StringLit> instructions;
+  std::vector<DimDecl> dims;
+  std::vector<std::vector<Ident>> order;  ///< steps separated by `then`
+  SourceRange order_range;
+};
+
+struct Pairing {
+  Ident factor;
+  Ident a, b;
+  SourceRange range;
+};
+struct FlagDecl {
+  Ident name;
+  std::vector<Pairing> pairings;  ///< empty: a unit flag on one answer
+  Expr when;
+};
+
+struct ContrastDecl {
+  Ident name;
+  Expr value;
+  std::vector<Ident> by;
+};
+
+/// One term of an lmm formula: `a`, `a:b`, `a*b` or `(1 | g)`.
+struct FormulaTerm {
+  std::vector<Ident> vars;
+  bool crossed = false;         ///< written with `*`
+  std::optional<Ident> group;  ///< random intercept `(1 | group)`
+  SourceRange range;
+};
+struct Formula {
+  Ident response;
+  std::vector<FormulaTerm> terms;
+  SourceRange range;
+};
+struct OptionValue {
+  std::optional<Ident> label;  ///< `condition:` in `compare condition: A vs B`
+  Expr value;
+  std::optional<Expr> versus;  ///< `A vs B`
+  SourceRange range;
+};
+struct AnalysisOption {
+  Ident key;
+  std::vector<OptionValue> values;
+  std::optional<std::vector<std::pair<Ident, Column>>> columns;  ///< `against csv(..) { a = col }`
+  SourceRange range;
+};
+struct AnalysisDecl {
+  Ident name;
+  Ident kind;  ///< lmm, wilcoxon, paired, spearman
+  std::optional<Formula> formula;
+  std::vector<Expr> args;
+  std::vector<AnalysisOption> options;
+};
+
+struct ReportItem {
+  Ident kind;  ///< table, figure, text
+  std::optional<Expr> content;  ///< `means(D3, Q2)` or a string for text
+  std::vector<AnalysisOption> options;
+  SourceRange range;
+};
+struct ReportDecl {
+  Ident name;
+  std::vector<ReportItem> items;
+};
+
+struct Decl {
+  std::variant<AuditDecl, UseDecl, FactorDecl, DesignDecl, SeedsDecl, ChecklistsDecl,
+               VariantDecl, TextDecl, PromptDecl, ProviderDecl, ModelDecl, DefaultsDecl,
+               ArmDecl, JudgeDecl, RubricDecl, FlagDecl, ContrastDecl, AnalysisDecl, ReportDecl>
+      node;
+  SourceRange range;
+  FileId file = 0;
+};
+
+/// One parsed file: its declarations in source order and its comments (kept for fmt).
+struct Comment {
+  std::string text;  ///< including `//` or `/* */`
+  SourceRange range;
+};
+struct Module {
+  FileId file = 0;
+  std::vector<Decl> decls;
+  std::vector<Comment> comments;
+};
+
+}  // namespace mirac::ast

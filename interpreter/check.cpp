@@ -1,0 +1,301 @@
+// check.cpp: the declarations that need no data: header, factors, design, providers,
+// models, arms, judges, rubrics. Data binding is in seeds.cpp and texts.cpp, the analysis
+// blocks in check_analysis.cpp.
+#include "interpreter/check.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace mirac {
+
+namespace {
+
+template <typename T>
+std::vector<std::pair<const ast::Decl*, const T*>> all_of(const std::vector<const ast::Decl*>& decls) {
+  std::vector<std::pair<const ast::Decl*, const T*>> out;
+  for (const auto* d : decls)
+    if (const auto* n = std::get_if<T>(&d->node)) out.emplace_back(d, n);
+  return out;
+}
+
+// Reports a second declaration of the same name in one namespace.
+class NameTable {
+ public:
+  NameTable(std::string what, Diagnostics& diags) : what_(std::move(what)), diags_(diags) {}
+  bool add(const ast::Ident& id) {
+    auto [it, fresh] = seen_.emplace(id.name, id.range);
+    if (!fresh) {
+      diags_.error(id.range, fmt::format("{} '{}' is already defined", what_, id.name));
+      diags_.note(fmt::format("first defined at line {}", it->second.begin.line));
+    }
+    return fresh;
+  }
+  std::vector<std::string> names() const {
+    std::vector<std::string> out;
+    for (const auto& [k, v] : seen_) out.push_back(k);
+    return out;
+  }
+  bool has(const std::string& n) const { return seen_.count(n) > 0; }
+
+ private:
+  std::string what_;
+  Diagnostics& diags_;
+  std::map<std::string, SourceRange> seen_;
+};
+
+// A settings block as JSON: numbers, strings, booleans, lists and nested blocks.
+nlohmann::json block_json(const ast::Block& block, Diagnostics& diags) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& p : block.props) {
+    if (out.contains(p.key.name)) diags.error(p.key.range, fmt::format("setting '{}' is given twice", p.key.name));
+    if (p.block) {
+      out[p.key.name] = block_json(*p.block, diags);
+      continue;
+    }
+    const ast::Expr& e = *p.value;
+    auto literal = [&](const ast::Expr& x, auto&& self) -> nlohmann::json {
+      if (const auto* n = std::get_if<ast::NumberLit>(&x.node)) {
+        if (n->text.find_first_of(".eE") == std::string::npos) return std::stoll(n->text);
+        return n->value;
+      }
+      if (const auto* s = std::get_if<ast::StringLit>(&x.node)) return s->value;
+      if (const auto* b = std::get_if<ast::BoolLit>(&x.node)) return b->value;
+      if (std::holds_alternative<ast::NoneLit>(x.node)) return nullptr;
+      if (const auto* nm = std::get_if<ast::Name>(&x.node)) return nm->name;  // a word: `rubric mira`
+      if (const auto* l = std::get_if<ast::ListLit>(&x.node)) {
+        nlohmann::json arr = nlohmann::json::array();
+        for (const auto& item : l->items) arr.push_back(self(item, self));
+        return arr;
+      }
+      if (const auto* c = std::get_if<ast::Call>(&x.node)) {
+        // file("x") and the like keep their call form for the caller to interpret.
+        nlohmann::json call = {{"call", c->callee.name}, {"args", nlohmann::json::array()}};
+        for (const auto& a : c->args) call["args"].push_back(self(a, self));
+        return call;
+      }
+      if (const auto* u = std::get_if<ast::Unary>(&x.node)) {
+        if (u->op == "-" && std::holds_alternative<ast::NumberLit>(u->operand->node)) {
+          nlohmann::json v = self(*u->operand, self);
+          return v.is_number_integer() ? nlohmann::json(-v.get<long long>()) : nlohmann::json(-v.get<double>());
+        }
+      }
+      diags.error(x.range, "a setting must be a number, a string, true/false, none, a word, a list or a block");
+      return nullptr;
+    };
+    out[p.key.name] = literal(e, literal);
+  }
+  return out;
+}
+
+std::string read_text_file(const std::filesystem::path& p, bool& ok) {
+  std::ifstream in(p, std::ios::binary);
+  ok = static_cast<bool>(in);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+const std::set<std::string> kProtocols = {"openai_chat", "anthropic_messages"};
+
+}  // namespace
+
+Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options, SourceManager& sources,
+           Diagnostics& diags) {
+  Spec spec;
+  std::vector<const ast::Decl*> decls;
+  for (const auto& m : modules)
+    for (const auto& d : m.decls) decls.push_back(&d);
+  if (modules.empty()) return spec;
+  FileId main_file = modules.back().file;
+  spec.spec_path = sources.path(main_file);
+
+  // --- header and data root ---
+  std::optional<std::string> data_setting;
+  for (auto [d, a] : all_of<ast::AuditDecl>(decls)) {
+    if (d->file != main_file) {
+      diags.error(a->name.range, "an 'audit' header belongs in the main spec, not in a used module");
+      continue;
+    }
+    if (!spec.name.empty()) {
+      diags.error(a->name.range, "the spec has a second 'audit' header");
+      continue;
+    }
+    spec.name = a->name.name;
+    for (const auto& p : a->settings.props) {
+      const auto* s = p.value ? std::get_if<ast::StringLit>(&p.value->node) : nullptr;
+      if (p.key.name == "title" || p.key.name == "data" || p.key.name == "description" || p.key.name == "version") {
+        if (!s) {
+          diags.error(p.key.range, fmt::format("'{}' must be a string", p.key.name));
+          continue;
+        }
+        if (p.key.name == "title") spec.title = s->value;
+        if (p.key.name == "data") data_setting = s->value;
+      } else {
+        diags.error(p.key.range, with_suggestion(fmt::format("unknown audit setting '{}'", p.key.name), p.key.name,
+                                                 {"title", "data", "description", "version"}));
+      }
+    }
+  }
+  if (spec.name.empty()) {
+    spec.name = std::filesystem::path(spec.spec_path).stem().string();
+  }
+  std::filesystem::path spec_dir = spec.spec_path.parent_path();
+  if (options.data_root) spec.data_root = *options.data_root;
+  else if (options.env_data_root) spec.data_root = *options.env_data_root;
+  else if (data_setting) spec.data_root = spec_dir / *data_setting;
+  else spec.data_root = spec_dir;
+
+  // --- factors and design ---
+  NameTable factor_names("factor", diags);
+  for (auto [d, f] : all_of<ast::FactorDecl>(decls)) {
+    if (!factor_names.add(f->name)) continue;
+    Factor factor{f->name.name, {}, f->name.range};
+    std::set<std::string> seen;
+    for (const auto& l : f->levels) {
+      if (!seen.insert(l.name.name).second) {
+        diags.error(l.name.range, fmt::format("level '{}' appears twice in factor '{}'", l.name.name, f->name.name));
+        continue;
+      }
+      factor.levels.push_back(l);
+    }
+    if (factor.levels.empty()) diags.error(f->name.range, fmt::format("factor '{}' has no levels", f->name.name));
+    spec.factors.push_back(std::move(factor));
+  }
+  auto designs = all_of<ast::DesignDecl>(decls);
+  if (designs.size() > 1) diags.error(designs[1].first->range, "the spec has a second 'design'");
+  if (!designs.empty()) {
+    std::set<int> used;
+    for (const auto& id : designs[0].second->factors) {
+      int fi = spec.factor_index(id.name);
+      if (fi < 0) {
+        diags.error(id.range, with_suggestion(fmt::format("unknown factor '{}'", id.name), id.name, factor_names.names()));
+      } else if (!used.insert(fi).second) {
+        diags.error(id.range, fmt::format("factor '{}' appears twice in the design", id.name));
+      } else {
+        spec.design.push_back(fi);
+      }
+    }
+  } else {
+    for (std::size_t i = 0; i < spec.factors.size(); ++i) spec.design.push_back(static_cast<int>(i));
+  }
+
+  // --- providers, models, defaults, arms, judges ---
+  NameTable provider_names("provider", diags);
+  for (auto [d, p] : all_of<ast::ProviderDecl>(decls)) {
+    if (!provider_names.add(p->name)) continue;
+    Provider provider{p->name.name, "openai_chat", "", "", block_json(p->settings, diags), p->name.range};
+    auto& s = provider.settings;
+    if (s.contains("protocol")) provider.protocol = s["protocol"].is_string() ? s["protocol"].get<std::string>() : "";
+    if (!kProtocols.count(provider.protocol)) {
+      diags.error(p->name.range, fmt::format("provider '{}' has an unknown protocol '{}'; expected openai_chat or "
+                                             "anthropic_messages", p->name.name, provider.protocol));
+    }
+    if (s.contains("base_url") && s["base_url"].is_string()) provider.base_url = s["base_url"];
+    else diags.error(p->name.range, fmt::format("provider '{}' needs a base_url", p->name.name));
+    if (s.contains("key_env") && s["key_env"].is_string()) provider.key_env = s["key_env"];
+    for (const auto& prop : p->settings.props) {
+      if (prop.key.name == "key" || prop.key.name == "api_key") {
+        diags.error(prop.key.range, "a spec cannot hold an API key; name the environment variable with key_env");
+      }
+    }
+    spec.providers[provider.name] = std::move(provider);
+  }
+  nlohmann::json defaults = nlohmann::json::object();
+  for (auto [d, def] : all_of<ast::DefaultsDecl>(decls)) defaults.update(block_json(def->settings, diags));
+  auto check_preset = [&](const ast::Ident& preset) {
+    if (spec.providers.count(preset.name)) return true;
+    diags.error(preset.range,
+                with_suggestion(fmt::format("unknown provider '{}'", preset.name), preset.name, provider_names.names()) +
+                    (provider_names.names().empty() ? " (add 'use stdlib.providers')" : ""));
+    return false;
+  };
+  NameTable model_names("model", diags);
+  for (auto [d, m] : all_of<ast::ModelDecl>(decls)) {
+    if (!model_names.add(m->name)) continue;
+    check_preset(m->preset);
+    Model model{m->name.name, m->preset.name, m->model.value, defaults, m->name.range};
+    if (m->settings) model.params.update(block_json(*m->settings, diags));
+    spec.models.push_back(std::move(model));
+  }
+  NameTable arm_names("arm", diags);
+  for (auto [d, a] : all_of<ast::ArmDecl>(decls)) {
+    if (!arm_names.add(a->name)) continue;
+    Arm arm{a->name.name, std::nullopt, "none", a->name.range};
+    for (const auto& p : a->settings.props) {
+      if (p.key.name != "system") {
+        diags.error(p.key.range, with_suggestion(fmt::format("unknown arm setting '{}'", p.key.name), p.key.name, {"system"}));
+        continue;
+      }
+      const ast::Expr* v = p.value ? &*p.value : nullptr;
+      if (v && std::holds_alternative<ast::NoneLit>(v->node)) continue;
+      if (const auto* s = v ? std::get_if<ast::StringLit>(&v->node) : nullptr) {
+        arm.system = s->value;
+        arm.system_source = "inline";
+      } else if (const auto* c = v ? std::get_if<ast::Call>(&v->node) : nullptr;
+                 c && c->callee.name == "file" && c->args.size() == 1 &&
+                 std::holds_alternative<ast::StringLit>(c->args[0].node)) {
+        std::string rel = std::get<ast::StringLit>(c->args[0].node).value;
+        bool ok = false;
+        std::string text = read_text_file(spec.data_root / rel, ok);
+        if (!ok) diags.error(c->args[0].range, fmt::format("cannot read system prompt file '{}'", (spec.data_root / rel).string()));
+        arm.system = text;
+        arm.system_source = rel;
+      } else {
+        diags.error(v ? v->range : p.key.range, "'system' must be none, a string, or file(\"path\")");
+      }
+    }
+    spec.arms.push_back(std::move(arm));
+  }
+  if (spec.arms.empty()) spec.arms.push_back(Arm{"baseline", std::nullopt, "none", {}});
+
+  NameTable rubric_names("rubric", diags);
+  for (auto [d, r] : all_of<ast::RubricDecl>(decls))
+    if (rubric_names.add(r->name)) spec.rubrics.push_back(*r);
+  NameTable judge_names("judge", diags);
+  for (auto [d, j] : all_of<ast::JudgeDecl>(decls)) {
+    if (!judge_names.add(j->name)) continue;
+    check_preset(j->preset);
+    Judge judge{j->name.name, j->preset.name, j->model.value, "", nlohmann::json::object(), j->name.range};
+    if (j->settings) {
+      judge.params = block_json(*j->settings, diags);
+      if (judge.params.contains("rubric")) {
+        judge.rubric = judge.params["rubric"].is_string() ? judge.params["rubric"].get<std::string>() : "";
+        judge.params.erase("rubric");
+      }
+    }
+    if (judge.rubric.empty()) {
+      diags.error(j->name.range, fmt::format("judge '{}' needs a rubric (rubric NAME)", j->name.name));
+    } else if (!rubric_names.has(judge.rubric)) {
+      SourceRange where = j->name.range;
+      for (const auto& p : j->settings->props)
+        if (p.key.name == "rubric" && p.value) where = p.value->range;
+      diags.error(where, with_suggestion(fmt::format("unknown rubric '{}'", judge.rubric), judge.rubric, rubric_names.names()));
+    }
+    spec.judges.push_back(std::move(judge));
+  }
+
+  // --- data: seeds, checklists, variants, texts, prompt ---
+  bind_seeds(spec, decls, sources, diags);
+  bind_texts(spec, decls, sources, diags);
+
+  // --- flags, contrasts, analyses, reports ---
+  NameTable flag_names("flag", diags), contrast_names("contrast", diags), analysis_names("analysis", diags),
+      report_names("report", diags);
+  for (auto [d, f] : all_of<ast::FlagDecl>(decls))
+    if (flag_names.add(f->name)) spec.flags.push_back(*f);
+  for (auto [d, c] : all_of<ast::ContrastDecl>(decls))
+    if (contrast_names.add(c->name)) spec.contrasts.push_back(*c);
+  for (auto [d, a] : all_of<ast::AnalysisDecl>(decls))
+    if (analysis_names.add(a->name)) spec.analyses.push_back(*a);
+  for (auto [d, r] : all_of<ast::ReportDecl>(decls))
+    if (report_names.add(r->name)) spec.reports.push_back(*r);
+  check_analysis_blocks(spec, diags);
+  return spec;
+}
+
+}  // namespace mirac

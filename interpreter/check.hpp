@@ -1,0 +1,26 @@
+// check.hpp: phase 2, resolve and check. Turns parsed modules into a Spec: loads and maps
+// the data files, resolves every name, and reports every problem found (never throws for
+// a problem in the spec or the data).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+
+#include "interpreter/spec.hpp"
+
+namespace mirac {
+
+struct CheckOptions {
+  std::optional<std::filesystem::path> data_root;  ///< --data DIR
+  std::optional<std::filesystem::path> env_data_root;  ///< $MIRAC_DATA
+};
+
+Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options, SourceManager& sources,
+           Diagnostics& diags);
+
+// Parts of the checker, one file each.
+void bind_seeds(Spec& spec, const std::vector<const ast::Decl*>& decls, SourceManager& sources, Diagnostics& diags);
+void bind_texts(Spec& spec, const std::vector<const ast::Decl*>& decls, SourceManager& sources, Diagnostics& diags);
+void check_analysis_blocks(const Spec& spec, Diagnostics& diags);
+
+}  // namespace mirac

@@ -1,0 +1,462 @@
+// check_analysis.cpp: rubrics, flags, contrasts, analyses and reports. Their evaluation
+// belongs to `mirac analyze`; here every name they use is resolved against the spec.
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "interpreter/check.hpp"
+
+namespace mirac {
+
+namespace {
+
+const std::set<std::string> kFunctions = {"lower_first", "upper_first", "lower", "upper", "trim", "len",
+                                          "strip_prefix", "strip_suffix", "replace", "abs", "min", "max"};
+
+// The names an expression may use, and for some of them the fields they have.
+struct NameEnv {
+  std::set<std::string> names;
+  std::map<std::string, std::set<std::string>> fields;  ///< name -> its fields; absent = any
+  std::set<std::string> dims;
+  bool allow_cells = false;
+};
+
+class Checker {
+ public:
+  Checker(const Spec& spec, Diagnostics& diags) : spec_(spec), diags_(diags) {
+    for (const auto& r : spec.rubrics)
+      for (const auto& d : r.dims) dims_.insert(d.name.name);
+    for (const auto& f : spec.factors) {
+      factors_.insert(f.name);
+      for (const auto& l : f.levels) levels_.insert(l.name.name);
+    }
+    for (const auto& f : spec.seed_fields) seed_fields_.insert(f.name);
+    seed_fields_.insert("id");
+    for (const auto& m : spec.models) models_.insert(m.name);
+    for (const auto& a : spec.arms) arms_.insert(a.name);
+  }
+
+  void run() {
+    for (const auto& r : spec_.rubrics) rubric(r);
+    for (const auto& f : spec_.flags) flag(f);
+    for (const auto& c : spec_.contrasts) contrast(c);
+    for (const auto& a : spec_.analyses) analysis(a);
+    for (const auto& r : spec_.reports) report(r);
+  }
+
+ private:
+  // Names a score row has: dimensions, factors, model, arm, seed, checklist, levels.
+  NameEnv row_env() const {
+    NameEnv env;
+    env.names = dims_;
+    env.names.insert(factors_.begin(), factors_.end());
+    env.names.insert({"model", "arm", "seed", "checklist"});
+    env.names.insert(models_.begin(), models_.end());
+    env.names.insert(arms_.begin(), arms_.end());
+    env.fields["seed"] = seed_fields_;
+    env.fields["checklist"] = std::set<std::string>(spec_.checklist_fields.begin(), spec_.checklist_fields.end());
+    env.dims = dims_;
+    return env;
+  }
+
+  std::vector<std::string> list(const std::set<std::string>& s) const { return {s.begin(), s.end()}; }
+
+  void names(const ast::Expr& e, const NameEnv& env) const {
+    std::visit(
+        [&](const auto& n) {
+          using T = std::decay_t<decltype(n)>;
+          if constexpr (std::is_same_v<T, ast::Name>) {
+            if (!env.names.count(n.name) && !levels_.count(n.name)) {
+              std::vector<std::string> all = list(env.names);
+              all.insert(all.end(), levels_.begin(), levels_.end());
+              diags_.error(e.range, with_suggestion(fmt::format("unknown name '{}'", n.name), n.name, all));
+            }
+          } else if constexpr (std::is_same_v<T, ast::Field>) {
+            const auto* base = std::get_if<ast::Name>(&n.base->node);
+            if (base && env.fields.count(base->name) && env.names.count(base->name)) {
+              const auto& allowed = env.fields.at(base->name);
+              if (!allowed.empty() && !allowed.count(n.field.name)) {
+                diags_.error(n.field.range, with_suggestion(fmt::format("'{}' has no field '{}'", base->name, n.field.name),
+                                                            n.field.name, list(allowed)));
+              }
+            } else {
+              names(*n.base, env);
+            }
+          } else if constexpr (std::is_same_v<T, ast::CellSelect>) {
+            cell_select(n, e, env);
+          } else if constexpr (std::is_same_v<T, ast::Call>) {
+            if (!kFunctions.count(n.callee.name))
+              diags_.error(n.callee.range, with_suggestion(fmt::format("unknown function '{}'", n.callee.name),
+                                                           n.callee.name, list(kFunctions)));
+            for (const auto& a : n.args) names(a, env);
+          } else if constexpr (std::is_same_v<T, ast::Unary>) {
+            names(*n.operand, env);
+          } else if constexpr (std::is_same_v<T, ast::Binary>) {
+            names(*n.lhs, env);
+            names(*n.rhs, env);
+          } else if constexpr (std::is_same_v<T, ast::IfExpr>) {
+            names(*n.cond, env);
+            names(*n.then_branch, env);
+            names(*n.else_branch, env);
+          } else if constexpr (std::is_same_v<T, ast::ListLit>) {
+            for (const auto& i : n.items) names(i, env);
+          } else if constexpr (std::is_same_v<T, ast::RangeLit>) {
+            names(*n.lo, env);
+            names(*n.hi, env);
+          }
+        },
+        e.node);
+  }
+
+  void cell_select(const ast::CellSelect& s, const ast::Expr& e, const NameEnv& env) const {
+    const auto* base = std::get_if<ast::Name>(&s.base->node);
+    if (!env.allow_cells) {
+      diags_.error(e.range, "a cell selection like D3[zh, low] is allowed in contrasts only");
+      return;
+    }
+    if (!base || !dims_.count(base->name)) {
+      diags_.error(s.base->range, with_suggestion(fmt::format("'{}' is not a rubric dimension", base ? base->name : "expression"),
+                                                  base ? base->name : "", list(dims_)));
+    }
+    std::set<int> used;
+    for (const auto& item : s.items) {
+      int factor = -1;
+      if (item.factor) {
+        factor = spec_.factor_index(item.factor->name);
+        if (factor < 0) {
+          diags_.error(item.factor->range, with_suggestion(fmt::format("unknown factor '{}'", item.factor->name),
+                                                           item.factor->name, list(factors_)));
+          continue;
+        }
+        if (spec_.factors[factor].level_index(item.level.name) < 0) {
+          diags_.error(item.level.range, with_suggestion(fmt::format("'{}' is not a level of factor '{}'", item.level.name,
+                                                                     item.factor->name),
+                                                         item.level.name, spec_.factors[factor].level_names()));
+          continue;
+        }
+      } else {
+        for (std::size_t f = 0; f < spec_.factors.size(); ++f) {
+          if (spec_.factors[f].level_index(item.level.name) < 0) continue;
+          if (factor >= 0) {
+            diags_.error(item.level.range, fmt::format("level '{}' is ambiguous: it belongs to '{}' and '{}'; write "
+                                                       "factor={}", item.level.name, spec_.factors[factor].name,
+                                                       spec_.factors[f].name, item.level.name));
+          }
+          factor = static_cast<int>(f);
+        }
+        if (factor < 0) {
+          diags_.error(item.level.range, with_suggestion(fmt::format("'{}' is not a level of any factor", item.level.name),
+                                                         item.level.name, list(levels_)));
+          continue;
+        }
+      }
+      if (!used.insert(factor).second)
+        diags_.error(item.level.range, fmt::format("factor '{}' is selected twice", spec_.factors[factor].name));
+    }
+  }
+
+  void rubric(const ast::RubricDecl& r) const {
+    double lo = 1, hi = 5;
+    if (r.scale) {
+      const auto* range = std::get_if<ast::RangeLit>(&r.scale->node);
+      const auto* a = range ? std::get_if<ast::NumberLit>(&range->lo->node) : nullptr;
+      const auto* b = range ? std::get_if<ast::NumberLit>(&range->hi->node) : nullptr;
+      if (!a || !b || a->value >= b->value) diags_.error(r.scale->range, "scale must be a range of integers like 1..5");
+      else lo = a->value, hi = b->value;
+    }
+    if (r.worst && r.worst->name != "high" && r.worst->name != "low")
+      diags_.error(r.worst->range, "worst must be 'high' or 'low'");
+    std::set<std::string> seen;
+    NameEnv env;
+    env.names = {"checklist"};
+    for (const auto& d : r.dims) env.names.insert(d.name.name);
+    env.fields["checklist"] = std::set<std::string>(spec_.checklist_fields.begin(), spec_.checklist_fields.end());
+    for (const auto& d : r.dims) {
+      if (!seen.insert(d.name.name).second) {
+        diags_.error(d.name.range, fmt::format("dimension '{}' appears twice in rubric '{}'", d.name.name, r.name.name));
+      }
+      std::set<double> scores;
+      for (const auto& a : d.anchors) {
+        const auto* n = std::get_if<ast::NumberLit>(&a.score.node);
+        if (!n || n->value < lo || n->value > hi)
+          diags_.error(a.score.range, fmt::format("anchor score is outside the scale {}..{}", lo, hi));
+        else if (!scores.insert(n->value).second)
+          diags_.error(a.score.range, fmt::format("score {} has two anchors", n->text));
+      }
+      if (d.na_when) names(*d.na_when, env);
+      if (d.against) {
+        const auto* f = std::get_if<ast::Field>(&d.against->node);
+        const auto* base = f ? std::get_if<ast::Name>(&f->base->node) : nullptr;
+        if (!base || base->name != "checklist")
+          diags_.error(d.against->range, "'against' names a checklist field, e.g. checklist.required_elements");
+        else if (!spec_.checklist_fields.empty() &&
+                 std::find(spec_.checklist_fields.begin(), spec_.checklist_fields.end(), f->field.name) == spec_.checklist_fields.end())
+          diags_.error(f->field.range, with_suggestion(fmt::format("checklists have no field '{}'", f->field.name),
+                                                       f->field.name, spec_.checklist_fields));
+      }
+    }
+    std::set<std::string> ordered;
+    for (const auto& step : r.order) {
+      for (const auto& id : step) {
+        if (!seen.count(id.name))
+          diags_.error(id.range, with_suggestion(fmt::format("'{}' is not a dimension of rubric '{}'", id.name, r.name.name),
+                                                 id.name, list(seen)));
+        else if (!ordered.insert(id.name).second)
+          diags_.error(id.range, fmt::format("dimension '{}' appears twice in the scoring order", id.name));
+      }
+    }
+  }
+
+  void flag(const ast::FlagDecl& f) const {
+    NameEnv env = row_env();
+    if (!f.pairings.empty()) {
+      env.names.insert({"a", "b"});
+      std::set<std::string> side = dims_;
+      side.insert(factors_.begin(), factors_.end());
+      side.insert({"model", "arm"});
+      env.fields["a"] = side;
+      env.fields["b"] = side;
+    }
+    for (const auto& p : f.pairings) pairing(p);
+    names(f.when, env);
+  }
+
+  void pairing(const ast::Pairing& p) const {
+    int factor = spec_.factor_index(p.factor.name);
+    if (factor < 0) {
+      diags_.error(p.factor.range, with_suggestion(fmt::format("unknown factor '{}'", p.factor.name), p.factor.name, list(factors_)));
+      return;
+    }
+    for (const ast::Ident* l : {&p.a, &p.b}) {
+      if (spec_.factors[factor].level_index(l->name) < 0)
+        diags_.error(l->range, with_suggestion(fmt::format("'{}' is not a level of factor '{}'", l->name, p.factor.name),
+                                               l->name, spec_.factors[factor].level_names()));
+    }
+    if (p.a.name == p.b.name) diags_.error(p.b.range, "a pair compares two different levels");
+  }
+
+  // `by`, `pairs`, `within`: factors, model, arm, seed or seed fields.
+  void grouping(const ast::Ident& id) const {
+    if (factors_.count(id.name) || seed_fields_.count(id.name) || id.name == "model" || id.name == "arm" || id.name == "seed" ||
+        id.name == "cell")
+      return;
+    std::vector<std::string> all = list(factors_);
+    all.insert(all.end(), seed_fields_.begin(), seed_fields_.end());
+    all.insert(all.end(), {"model", "arm", "seed"});
+    diags_.error(id.range, with_suggestion(fmt::format("'{}' is neither a factor nor a seed field", id.name), id.name, all));
+  }
+
+  void grouping_expr(const ast::Expr& e) const {
+    if (const auto* n = std::get_if<ast::Name>(&e.node)) {
+      grouping(ast::Ident{n->name, e.range});
+    } else if (const auto* b = std::get_if<ast::Binary>(&e.node); b && b->op == "*") {
+      grouping_expr(*b->lhs);
+      grouping_expr(*b->rhs);
+    } else {
+      diags_.error(e.range, "expected a factor or seed field name");
+    }
+  }
+
+  void contrast(const ast::ContrastDecl& c) const {
+    NameEnv env;
+    env.allow_cells = true;
+    env.names = dims_;
+    names(c.value, env);
+    for (const auto& id : c.by) grouping(id);
+  }
+
+  void dim_arg(const ast::Expr& e) const {
+    const auto* n = std::get_if<ast::Name>(&e.node);
+    if (!n) {
+      diags_.error(e.range, "expected a rubric dimension");
+    } else if (!dims_.count(n->name)) {
+      diags_.error(e.range, with_suggestion(fmt::format("'{}' is not a rubric dimension", n->name), n->name, list(dims_)));
+    }
+  }
+
+  void level_of(const std::string& factor_name, const ast::Expr& e) const {
+    const auto* n = std::get_if<ast::Name>(&e.node);
+    if (factor_name == "arm") {
+      if (!n || !arms_.count(n->name)) diags_.error(e.range, with_suggestion(fmt::format("'{}' is not an arm", n ? n->name : "?"),
+                                                                             n ? n->name : "", list(arms_)));
+      return;
+    }
+    if (factor_name == "model") {
+      if (!n || !models_.count(n->name)) diags_.error(e.range, with_suggestion(fmt::format("'{}' is not a model", n ? n->name : "?"),
+                                                                               n ? n->name : "", list(models_)));
+      return;
+    }
+    int f = spec_.factor_index(factor_name);
+    if (f < 0) return;  // reported by the caller
+    if (!n || spec_.factors[f].level_index(n->name) < 0)
+      diags_.error(e.range, with_suggestion(fmt::format("'{}' is not a level of factor '{}'", n ? n->name : "?", factor_name),
+                                            n ? n->name : "", spec_.factors[f].level_names()));
+  }
+
+  void analysis(const ast::AnalysisDecl& a) const {
+    static const std::map<std::string, std::set<std::string>> kOptions = {
+        {"lmm", {"where", "reference"}},
+        {"wilcoxon", {"compare", "pairs", "within", "where", "adjust", "effect"}},
+        {"paired", {"compare", "by", "pairs", "where", "patterns"}},
+        {"spearman", {"by", "against", "where"}}};
+    auto kind = kOptions.find(a.kind.name);
+    if (kind == kOptions.end()) {
+      diags_.error(a.kind.range, with_suggestion(fmt::format("unknown analysis '{}'", a.kind.name), a.kind.name,
+                                                 {"lmm", "wilcoxon", "paired", "spearman"}));
+      return;
+    }
+    if (a.kind.name == "lmm") {
+      if (!a.formula) {
+        diags_.error(a.kind.range, "lmm needs a formula: lmm(D3 ~ a * b + (1 | seed))");
+      } else {
+        dim_arg(ast::Expr{ast::Name{a.formula->response.name}, a.formula->response.range});
+        bool random = false;
+        for (const auto& t : a.formula->terms) {
+          if (t.group) {
+            random = true;
+            grouping(*t.group);
+          }
+          for (const auto& v : t.vars) {
+            if (factors_.count(v.name) || seed_fields_.count(v.name) || v.name == "model" || v.name == "arm") continue;
+            std::vector<std::string> all = list(factors_);
+            all.insert(all.end(), seed_fields_.begin(), seed_fields_.end());
+            all.insert(all.end(), {"model", "arm"});
+            diags_.error(v.range, with_suggestion(fmt::format("lmm term '{}' is neither a factor nor a seed field", v.name),
+                                                  v.name, all));
+          }
+        }
+        if (!random) diags_.error(a.formula->range, "lmm needs at least one random intercept, e.g. (1 | seed)");
+      }
+    } else {
+      if (a.formula) diags_.error(a.formula->range, fmt::format("{} takes dimensions, not a formula", a.kind.name));
+      if (a.args.empty()) diags_.error(a.kind.range, fmt::format("{} needs at least one rubric dimension", a.kind.name));
+      for (const auto& arg : a.args) dim_arg(arg);
+    }
+    for (const auto& o : a.options) {
+      if (!kind->second.count(o.key.name)) {
+        diags_.error(o.key.range, with_suggestion(fmt::format("unknown option '{}' for {}", o.key.name, a.kind.name),
+                                                  o.key.name, list(kind->second)));
+        continue;
+      }
+      option(a, o);
+    }
+  }
+
+  void option(const ast::AnalysisDecl& a, const ast::AnalysisOption& o) const {
+    const std::string& k = o.key.name;
+    if (k == "where") {
+      for (const auto& v : o.values) names(v.value, row_env());
+    } else if (k == "reference") {
+      for (const auto& v : o.values) {
+        if (!v.label) {
+          diags_.error(v.range, "write 'reference factor: level'");
+          continue;
+        }
+        if (!factors_.count(v.label->name) && !seed_fields_.count(v.label->name) && v.label->name != "model") {
+          diags_.error(v.label->range, with_suggestion(fmt::format("unknown factor '{}'", v.label->name), v.label->name, list(factors_)));
+          continue;
+        }
+        if (factors_.count(v.label->name) || v.label->name == "model") level_of(v.label->name, v.value);
+      }
+    } else if (k == "compare") {
+      std::string factor;
+      for (const auto& v : o.values) {
+        if (v.label) factor = v.label->name;
+        if (factor.empty()) {
+          diags_.error(v.range, "write 'compare factor: a vs b'");
+          continue;
+        }
+        if (!factors_.count(factor) && factor != "arm" && factor != "model") {
+          diags_.error(v.label ? v.label->range : v.range, with_suggestion(fmt::format("unknown factor '{}'", factor), factor, list(factors_)));
+          continue;
+        }
+        if (a.kind.name == "paired" && factor != "arm") diags_.error(v.range, "paired compares arms: compare arm: a vs b");
+        if (!v.versus) {
+          diags_.error(v.range, "write 'a vs b'");
+          continue;
+        }
+        level_of(factor, v.value);
+        level_of(factor, *v.versus);
+      }
+    } else if (k == "pairs" || k == "within" || k == "by") {
+      for (const auto& v : o.values) grouping_expr(v.value);
+    } else if (k == "adjust") {
+      const auto* n = o.values.empty() ? nullptr : std::get_if<ast::Name>(&o.values[0].value.node);
+      if (!n || (n->name != "bh" && n->name != "bonferroni" && n->name != "none"))
+        diags_.error(o.range, "adjust must be bh, bonferroni or none");
+    } else if (k == "effect") {
+      const auto* n = o.values.empty() ? nullptr : std::get_if<ast::Name>(&o.values[0].value.node);
+      if (!n || (n->name != "cohen_dz" && n->name != "none")) diags_.error(o.range, "effect must be cohen_dz or none");
+    } else if (k == "against") {
+      const auto* c = o.values.empty() ? nullptr : std::get_if<ast::Call>(&o.values[0].value.node);
+      if (!c || (c->callee.name != "csv" && c->callee.name != "jsonl") || c->args.size() != 1 ||
+          !std::holds_alternative<ast::StringLit>(c->args[0].node))
+        diags_.error(o.range, "against needs a data file: against csv(\"scores.csv\") { model = model_column ... }");
+    } else if (k == "patterns") {
+      NameEnv env;
+      env.names = {"delta"};
+      env.fields["delta"] = dims_;
+      for (const auto& v : o.values) names(v.value, env);
+    }
+  }
+
+  void report(const ast::ReportDecl& r) const {
+    std::set<std::string> contrasts, analyses, flags;
+    for (const auto& c : spec_.contrasts) contrasts.insert(c.name.name);
+    for (const auto& a : spec_.analyses) analyses.insert(a.name.name);
+    for (const auto& f : spec_.flags) flags.insert(f.name.name);
+    static const std::set<std::string> kinds = {"table", "figure", "text", "section"};
+    for (const auto& item : r.items) {
+      if (!kinds.count(item.kind.name)) {
+        diags_.error(item.kind.range, with_suggestion(fmt::format("unknown report item '{}'", item.kind.name), item.kind.name, list(kinds)));
+        continue;
+      }
+      if (item.kind.name == "text" || item.kind.name == "section") {
+        if (!item.content || !std::holds_alternative<ast::StringLit>(item.content->node))
+          diags_.error(item.kind.range, fmt::format("'{}' takes a string", item.kind.name));
+        continue;
+      }
+      const auto* c = item.content ? std::get_if<ast::Call>(&item.content->node) : nullptr;
+      if (!c) {
+        diags_.error(item.content->range, "expected a table or figure such as means(D3) or contrasts(DTI_core)");
+        continue;
+      }
+      static const std::map<std::string, int> kContent = {{"means", 0}, {"bars", 0}, {"contrasts", 1}, {"analysis", 2}, {"flags", 3}};
+      auto kind = kContent.find(c->callee.name);
+      if (kind == kContent.end()) {
+        diags_.error(c->callee.range, with_suggestion(fmt::format("unknown {} '{}'", item.kind.name, c->callee.name),
+                                                      c->callee.name, {"means", "bars", "contrasts", "analysis", "flags"}));
+        continue;
+      }
+      const std::set<std::string>& allowed = kind->second == 0 ? dims_ : kind->second == 1 ? contrasts : kind->second == 2 ? analyses : flags;
+      for (const auto& arg : c->args) {
+        const auto* n = std::get_if<ast::Name>(&arg.node);
+        if (!n || !allowed.count(n->name))
+          diags_.error(arg.range, with_suggestion(fmt::format("'{}' is not one of the spec's {}", n ? n->name : "expression",
+                                                              kind->second == 0 ? "dimensions" : kind->second == 1 ? "contrasts"
+                                                              : kind->second == 2 ? "analyses" : "flags"),
+                                                  n ? n->name : "", list(allowed)));
+      }
+      for (const auto& o : item.options) {
+        if (o.key.name == "by") {
+          for (const auto& v : o.values) grouping_expr(v.value);
+        } else if (o.key.name == "where") {
+          for (const auto& v : o.values) names(v.value, row_env());
+        } else if (o.key.name != "title") {
+          diags_.error(o.key.range, with_suggestion(fmt::format("unknown option '{}'", o.key.name), o.key.name, {"by", "where", "title"}));
+        }
+      }
+    }
+  }
+
+  const Spec& spec_;
+  Diagnostics& diags_;
+  std::set<std::string> dims_, factors_, levels_, seed_fields_, models_, arms_;
+};
+
+}  // namespace
+
+void check_analysis_blocks(const Spec& spec, Diagnostics& diags) { Checker(spec, diags).run(); }
+
+}  // namespace mirac

@@ -1,0 +1,207 @@
+#include "interpreter/data.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace mirac {
+
+bool DataTable::has_column(const std::string& name) const {
+  return std::find(columns.begin(), columns.end(), name) != columns.end();
+}
+
+std::string json_text(const nlohmann::ordered_json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_null()) return "";
+  return value.dump();
+}
+
+SourceRange field_range(const SourceManager& sources, const DataRow& row, const std::string& column) {
+  std::string_view record(sources.text(row.file).data() + row.line_begin, row.line_end - row.line_begin);
+  std::string needle = "\"" + column + "\"";
+  std::size_t at = record.find(needle);
+  if (at != std::string_view::npos) {
+    // In JSON, point at the value after the key.
+    std::size_t colon = record.find(':', at + needle.size());
+    std::size_t value = colon == std::string_view::npos ? at : record.find_first_not_of(" \t", colon + 1);
+    std::size_t end = value;
+    if (value < record.size() && record[value] == '"') {
+      end = value + 1;
+      while (end < record.size() && record[end] != '"') end += record[end] == '\\' ? 2 : 1;
+      end = std::min(end + 1, record.size());
+    } else {
+      while (end < record.size() && record[end] != ',' && record[end] != '}') ++end;
+    }
+    return sources.range(row.file, row.line_begin + value, row.line_begin + end);
+  }
+  auto it = row.fields.find(column);
+  if (it != row.fields.end() && it->is_string()) {
+    // In CSV, the cell's text is somewhere on the record's line.
+    const std::string& cell = it->get_ref<const std::string&>();
+    std::size_t pos = cell.empty() ? std::string_view::npos : record.find(cell);
+    if (pos != std::string_view::npos)
+      return sources.range(row.file, row.line_begin + pos, row.line_begin + pos + cell.size());
+  }
+  return sources.range(row.file, row.line_begin, row.line_begin);
+}
+
+namespace {
+
+// RFC 4180 CSV: quoted fields may hold commas, quotes ("") and line breaks; CRLF or LF.
+bool parse_csv(DataTable& t, const std::string& text, const SourceManager& sources, Diagnostics& diags) {
+  std::vector<std::vector<std::string>> records;
+  std::vector<std::pair<std::size_t, std::size_t>> spans;
+  std::vector<std::string> record;
+  std::string cell;
+  std::size_t i = 0, start = 0;
+  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) i = start = 3;  // byte order mark
+  bool quoted = false, any = false;
+  auto end_record = [&](std::size_t end) {
+    record.push_back(std::move(cell));
+    cell.clear();
+    if (!(record.size() == 1 && record[0].empty() && !any)) {
+      records.push_back(std::move(record));
+      spans.emplace_back(start, end);
+    }
+    record.clear();
+    any = false;
+  };
+  for (; i < text.size(); ++i) {
+    char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        cell += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        cell += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+      any = true;
+    } else if (c == ',') {
+      record.push_back(std::move(cell));
+      cell.clear();
+      any = true;
+    } else if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {
+      end_record(i);
+      ++i;
+      start = i + 1;
+    } else if (c == '\n') {
+      end_record(i);
+      start = i + 1;
+    } else {
+      cell += c;
+      any = true;
+    }
+  }
+  if (quoted) {
+    diags.error(sources.range(t.file, start, start), "unterminated quoted field in CSV file");
+    return false;
+  }
+  if (any || !cell.empty() || !record.empty()) end_record(text.size());
+  if (records.empty()) {
+    diags.error(sources.range(t.file, 0, 0), fmt::format("CSV file '{}' has no header row", t.path));
+    return false;
+  }
+  t.columns = records[0];
+  for (std::size_t r = 1; r < records.size(); ++r) {
+    DataRow row;
+    row.file = t.file;
+    row.row = r;
+    row.line_begin = spans[r].first;
+    row.line_end = spans[r].second;
+    row.line = sources.position(t.file, spans[r].first).line;
+    if (records[r].size() != t.columns.size()) {
+      diags.error(sources.range(t.file, spans[r].first, spans[r].second),
+                  fmt::format("row {} has {} fields but the header has {}", r, records[r].size(), t.columns.size()));
+      continue;
+    }
+    for (std::size_t c = 0; c < t.columns.size(); ++c) row.fields[t.columns[c]] = records[r][c];
+    t.rows.push_back(std::move(row));
+  }
+  return true;
+}
+
+bool parse_jsonl(DataTable& t, const std::string& text, const SourceManager& sources, Diagnostics& diags) {
+  std::size_t start = 0, row_number = 0;
+  bool ok = true;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string_view line(text.data() + start, end - start);
+    if (line.find_first_not_of(" \t\r") != std::string_view::npos) {
+      ++row_number;
+      DataRow row;
+      row.file = t.file;
+      row.row = row_number;
+      row.line_begin = start;
+      row.line_end = end;
+      row.line = sources.position(t.file, start).line;
+      try {
+        row.fields = nlohmann::ordered_json::parse(line);
+        if (!row.fields.is_object()) throw std::runtime_error("each line must hold a JSON object");
+        if (t.columns.empty()) {
+          for (auto it = row.fields.begin(); it != row.fields.end(); ++it) t.columns.push_back(it.key());
+        }
+        t.rows.push_back(std::move(row));
+      } catch (const nlohmann::json::parse_error& e) {
+        std::size_t at = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, line.size());
+        diags.error(sources.range(t.file, start + at, start + at), fmt::format("invalid JSON: {}", e.what()));
+        ok = false;
+      } catch (const std::exception& e) {
+        diags.error(sources.range(t.file, start, end), e.what());
+        ok = false;
+      }
+    }
+    start = end + 1;
+  }
+  return ok;
+}
+
+}  // namespace
+
+std::optional<DataTable> read_table(const std::filesystem::path& path, const std::string& shown_path,
+                                    const std::string& format, SourceRange use_site,
+                                    SourceManager& sources, Diagnostics& diags) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    diags.error(use_site, fmt::format("cannot read data file '{}'", path.string()));
+    return std::nullopt;
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  DataTable t;
+  t.path = shown_path;
+  t.file = sources.add(shown_path, buffer.str());
+  const std::string& text = sources.text(t.file);
+  bool ok = false;
+  if (format == "csv") {
+    ok = parse_csv(t, text, sources, diags);
+  } else if (format == "jsonl") {
+    ok = parse_jsonl(t, text, sources, diags);
+  } else if (format == "json") {
+    try {
+      DataRow row;
+      row.file = t.file;
+      row.row = 1;
+      row.line = 1;
+      row.line_end = text.size();
+      row.fields = nlohmann::ordered_json::object();
+      row.fields[""] = nlohmann::ordered_json::parse(text);
+      t.rows.push_back(std::move(row));
+      ok = true;
+    } catch (const nlohmann::json::parse_error& e) {
+      std::size_t at = e.byte > 0 ? e.byte - 1 : 0;
+      diags.error(sources.range(t.file, at, at), fmt::format("invalid JSON: {}", e.what()));
+    }
+  } else {
+    diags.error(use_site, fmt::format("unknown data format '{}'; expected csv, jsonl or json", format));
+  }
+  if (!ok) return std::nullopt;
+  return t;
+}
+
+}  // namespace mirac

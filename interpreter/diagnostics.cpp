@@ -1,0 +1,138 @@
+#include "interpreter/diagnostics.hpp"
+
+#include <algorithm>
+#include <ostream>
+
+#include <fmt/format.h>
+
+namespace mirac {
+
+void Diagnostics::error(SourceRange range, std::string message) {
+  list_.push_back({Severity::error, range, "", std::move(message), {}});
+}
+
+void Diagnostics::error_at(std::string where, std::string message) {
+  list_.push_back({Severity::error, {}, std::move(where), std::move(message), {}});
+}
+
+void Diagnostics::warning(SourceRange range, std::string message) {
+  list_.push_back({Severity::warning, range, "", std::move(message), {}});
+}
+
+void Diagnostics::note(std::string text) {
+  if (!list_.empty()) list_.back().notes.push_back(std::move(text));
+}
+
+bool Diagnostics::has_errors() const { return error_count() > 0; }
+
+std::size_t Diagnostics::error_count() const {
+  return static_cast<std::size_t>(std::count_if(
+      list_.begin(), list_.end(), [](const Diagnostic& d) { return d.severity == Severity::error; }));
+}
+
+namespace {
+
+std::string location(const Diagnostic& d, const SourceManager& sources) {
+  if (!d.range.valid()) return d.where;
+  return fmt::format("{}:{}:{}", sources.path(d.range.file), d.range.begin.line, d.range.begin.column);
+}
+
+// The caret line: spaces up to the start column (keeping tabs so they line up), then '^'
+// and '~' under the rest of the range when it stays on the same line.
+std::string caret_line(std::string_view line, const SourceRange& r) {
+  std::string out;
+  std::size_t byte = 0;
+  std::uint32_t col = 1;
+  auto advance = [&](std::uint32_t until, bool marks) {
+    while (col < until && byte < line.size()) {
+      std::size_t len = 1;
+      auto b = static_cast<unsigned char>(line[byte]);
+      if (b >= 0xF0) len = 4; else if (b >= 0xE0) len = 3; else if (b >= 0xC0) len = 2;
+      len = std::min(len, line.size() - byte);
+      std::string_view ch = line.substr(byte, len);
+      std::size_t width = ch == "\t" ? 1 : display_width(ch);
+      char fill = ch == "\t" && !marks ? '\t' : (marks ? '~' : ' ');
+      out.append(width, fill);
+      byte += len;
+      ++col;
+    }
+  };
+  advance(r.begin.column, false);
+  out += '^';
+  if (byte < line.size()) {
+    std::size_t len = 1;
+    auto b = static_cast<unsigned char>(line[byte]);
+    if (b >= 0xF0) len = 4; else if (b >= 0xE0) len = 3; else if (b >= 0xC0) len = 2;
+    std::size_t width = display_width(line.substr(byte, len));
+    if (width > 1) out += '~';
+    byte += len;
+    ++col;
+  }
+  if (r.end.line == r.begin.line && r.end.column > col) advance(r.end.column, true);
+  return out;
+}
+
+}  // namespace
+
+void Diagnostics::print(std::ostream& out, const SourceManager& sources) const {
+  std::vector<const Diagnostic*> sorted;
+  for (const auto& d : list_) sorted.push_back(&d);
+  auto key = [&](const Diagnostic* d) {
+    std::string file = d->range.valid() ? sources.path(d->range.file) : d->where;
+    return std::tuple(file, d->range.begin.line, d->range.begin.column);
+  };
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [&](const Diagnostic* a, const Diagnostic* b) { return key(a) < key(b); });
+  for (const Diagnostic* d : sorted) {
+    out << location(*d, sources) << ": "
+        << (d->severity == Severity::error ? "error: " : "warning: ") << d->message << '\n';
+    if (d->range.valid()) {
+      std::string_view line = sources.line(d->range.file, d->range.begin.line);
+      out << line << '\n' << caret_line(line, d->range) << '\n';
+    }
+    for (const auto& n : d->notes) out << "note: " << n << '\n';
+  }
+  std::size_t errors = error_count();
+  std::size_t warnings = list_.size() - errors;
+  if (errors > 0) out << errors << (errors == 1 ? " error" : " errors") << " generated.\n";
+  if (warnings > 0) out << warnings << (warnings == 1 ? " warning" : " warnings") << " generated.\n";
+}
+
+std::string closest_name(const std::string& name, const std::vector<std::string>& candidates) {
+  // Levenshtein distance, case-insensitive; a suggestion must be within a third of the length.
+  auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  std::string a = lower(name);
+  std::string best;
+  std::size_t best_distance = std::max<std::size_t>(1, (a.size() + 2) / 3) + 1;
+  for (const auto& candidate : candidates) {
+    std::string b = lower(candidate);
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+      std::size_t diag = row[0];
+      row[0] = i;
+      for (std::size_t j = 1; j <= b.size(); ++j) {
+        std::size_t up = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        diag = up;
+      }
+    }
+    if (row[b.size()] < best_distance) {
+      best_distance = row[b.size()];
+      best = candidate;
+    }
+  }
+  return best;
+}
+
+std::string with_suggestion(std::string message, const std::string& name,
+                            const std::vector<std::string>& candidates) {
+  std::string best = closest_name(name, candidates);
+  if (!best.empty()) message += fmt::format("; did you mean '{}'?", best);
+  return message;
+}
+
+}  // namespace mirac

@@ -1,0 +1,49 @@
+// diagnostics.hpp: problems found in specs and data files, collected rather than thrown.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "interpreter/source.hpp"
+
+namespace mirac {
+
+enum class Severity { error, warning };
+
+struct Diagnostic {
+  Severity severity = Severity::error;
+  SourceRange range;   ///< where; may be invalid for problems with no place (a missing file)
+  std::string where;   ///< shown instead of a range when the range is invalid (e.g. a path)
+  std::string message;
+  std::vector<std::string> notes;  ///< extra lines, printed after the caret as `note: ...`
+};
+
+/// The collector every phase writes to. Phases never throw for a problem in user input.
+class Diagnostics {
+ public:
+  void error(SourceRange range, std::string message);
+  void error_at(std::string where, std::string message);
+  void warning(SourceRange range, std::string message);
+  /// Adds a note to the most recent diagnostic.
+  void note(std::string text);
+
+  bool has_errors() const;
+  std::size_t error_count() const;
+  const std::vector<Diagnostic>& all() const { return list_; }
+
+  /// Prints every diagnostic sorted by file, line and column, each as
+  /// `file:line:col: error: message`, the source line and a caret; then the count.
+  void print(std::ostream& out, const SourceManager& sources) const;
+
+ private:
+  std::vector<Diagnostic> list_;
+};
+
+/// The closest candidate to `name` by edit distance, or "" when none is close enough.
+std::string closest_name(const std::string& name, const std::vector<std::string>& candidates);
+/// `unknown X 'y'` plus `; did you mean 'z'?` when a close candidate exists.
+std::string with_suggestion(std::string message, const std::string& name,
+                            const std::vector<std::string>& candidates);
+
+}  // namespace mirac

@@ -1,0 +1,25 @@
+// driver.hpp: the whole compiler pipeline in one place: read and parse the spec and its
+// modules, check it against its data, build the plan.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+
+#include "interpreter/check.hpp"
+#include "interpreter/plan.hpp"
+
+namespace mirac {
+
+struct Compilation {
+  SourceManager sources;
+  Diagnostics diags;
+  std::vector<ast::Module> modules;
+  Spec spec;
+  Plan plan;
+  bool ok() const { return !diags.has_errors(); }
+};
+
+/// parse -> check -> plan. Stops after the phase that found errors; the diagnostics say why.
+std::unique_ptr<Compilation> compile(const std::filesystem::path& spec_path, const CheckOptions& options);
+
+}  // namespace mirac

@@ -1,0 +1,235 @@
+#include "interpreter/plan.hpp"
+
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "interpreter/cell_scope.hpp"
+#include "interpreter/hash.hpp"
+
+namespace mirac {
+
+namespace {
+
+WireProtocol protocol_of(const std::string& name) {
+  return name == "anthropic_messages" ? WireProtocol::anthropic_messages : WireProtocol::openai_chat;
+}
+
+// Reports each distinct evaluation problem once, however many prompts hit it.
+class ProblemOnce {
+ public:
+  explicit ProblemOnce(Diagnostics& diags) : diags_(diags) {}
+  void report(const EvalError& e, const std::string& context) {
+    auto key = std::make_tuple(e.range.file, e.range.begin.byte, std::string(e.what()));
+    if (!seen_.insert(key).second) return;
+    diags_.error(e.range, e.what());
+    diags_.note(context);
+  }
+
+ private:
+  Diagnostics& diags_;
+  std::set<std::tuple<FileId, std::size_t, std::string>> seen_;
+};
+
+}  // namespace
+
+nlohmann::json canonical_request(const ModelCall& call) {
+  nlohmann::json j;
+  j["provider"] = call.provider;
+  j["protocol"] = call.protocol == WireProtocol::anthropic_messages ? "anthropic_messages" : "openai_chat";
+  j["model"] = call.model;
+  j["system"] = call.system ? nlohmann::json(*call.system) : nlohmann::json(nullptr);
+  j["user"] = call.user;
+  j["params"] = call.params;
+  return j;  // nlohmann::json keeps keys sorted, so dump() is canonical
+}
+
+Plan build_plan(const Spec& spec, Diagnostics& diags) {
+  Plan plan;
+  ProblemOnce problems(diags);
+  if (!spec.prompt) {
+    if (!spec.factors.empty() || !spec.seeds.empty())
+      diags.error_at(spec.spec_path.string(), "the spec has no 'prompt' declaration, so no prompt can be assembled");
+    return plan;
+  }
+  if (spec.seeds.empty()) {
+    diags.error_at(spec.spec_path.string(), "the spec declares no seeds");
+    return plan;
+  }
+  std::map<std::string, std::size_t> ids;
+  std::vector<std::vector<int>> cells = cells_of(spec, spec.design);
+  plan.prompts.reserve(spec.seeds.size() * cells.size());
+  for (const auto& seed : spec.seeds) {
+    for (const auto& cell : cells) {
+      CellScope scope(spec, seed, cell);
+      PromptRow row{"", "", seed.id, cell};
+      try {
+        row.id = to_text(evaluate(spec.prompt->id, scope));
+        row.text = to_text(evaluate(spec.prompt->text, scope));
+      } catch (const EvalError& e) {
+        problems.report(e, fmt::format("while assembling the prompt of seed '{}' in cell {}", seed.id,
+                                       cell_key(spec, spec.design, cell)));
+        continue;
+      }
+      if (auto [it, fresh] = ids.emplace(row.id, plan.prompts.size()); !fresh) {
+        EvalError e(spec.prompt->id.range, fmt::format("prompt id '{}' is produced twice", row.id));
+        problems.report(e, fmt::format("seed '{}' in cell {}; make the id template name every factor", seed.id,
+                                       cell_key(spec, spec.design, cell)));
+        continue;
+      }
+      plan.prompts.push_back(std::move(row));
+    }
+  }
+
+  for (std::size_t p = 0; p < plan.prompts.size(); ++p) {
+    for (std::size_t m = 0; m < spec.models.size(); ++m) {
+      const Model& model = spec.models[m];
+      auto provider = spec.providers.find(model.provider);
+      if (provider == spec.providers.end()) continue;  // reported by check
+      for (std::size_t a = 0; a < spec.arms.size(); ++a) {
+        RequestRow r;
+        r.prompt = p;
+        r.model = static_cast<int>(m);
+        r.arm = static_cast<int>(a);
+        r.call.provider = provider->second.name;
+        r.call.protocol = protocol_of(provider->second.protocol);
+        r.call.base_url = provider->second.base_url;
+        r.call.key_env = provider->second.key_env;
+        r.call.model = model.model;
+        r.call.system = spec.arms[a].system;
+        r.call.user = plan.prompts[p].text;
+        r.call.params = model.params;
+        r.call.hash = sha256_hex(canonical_request(r.call).dump());
+        plan.requests.push_back(std::move(r));
+      }
+    }
+  }
+  for (std::size_t r = 0; r < plan.requests.size(); ++r)
+    for (std::size_t j = 0; j < spec.judges.size(); ++j) plan.judge_tasks.push_back({r, static_cast<int>(j)});
+  return plan;
+}
+
+nlohmann::ordered_json plan_summary(const Spec& spec, const Plan& plan) {
+  nlohmann::ordered_json j;
+  j["spec"] = spec.name;
+  j["title"] = spec.title;
+  j["seeds"] = spec.seeds.size();
+  std::size_t cells = 1;
+  nlohmann::ordered_json design = nlohmann::ordered_json::array();
+  for (int f : spec.design) {
+    cells *= spec.factors[f].levels.size();
+    design.push_back({{"factor", spec.factors[f].name}, {"levels", spec.factors[f].level_names()}});
+  }
+  j["design"] = design;
+  j["cells"] = cells;
+  j["prompts"] = plan.prompts.size();
+  nlohmann::ordered_json models = nlohmann::ordered_json::array();
+  for (const auto& m : spec.models) models.push_back({{"name", m.name}, {"provider", m.provider}, {"model", m.model}});
+  j["models"] = models;
+  nlohmann::ordered_json arms = nlohmann::ordered_json::array();
+  for (const auto& a : spec.arms) arms.push_back({{"name", a.name}, {"system", a.system_source}});
+  j["arms"] = arms;
+  j["requests"] = plan.requests.size();
+  j["judge_calls"] = plan.judge_tasks.size();
+  nlohmann::ordered_json judges = nlohmann::ordered_json::array();
+  for (const auto& jd : spec.judges)
+    judges.push_back({{"name", jd.name}, {"provider", jd.provider}, {"model", jd.model}, {"rubric", jd.rubric}});
+  j["judges"] = judges;
+
+  nlohmann::ordered_json by_model = nlohmann::ordered_json::object(), by_arm = nlohmann::ordered_json::object();
+  for (const auto& m : spec.models) by_model[m.name] = 0;
+  for (const auto& a : spec.arms) by_arm[a.name] = 0;
+  std::vector<std::vector<std::size_t>> by_level(spec.factors.size());
+  for (std::size_t f = 0; f < spec.factors.size(); ++f) by_level[f].assign(spec.factors[f].levels.size(), 0);
+  for (const auto& r : plan.requests) {
+    by_model[spec.models[r.model].name] = by_model[spec.models[r.model].name].get<std::size_t>() + 1;
+    by_arm[spec.arms[r.arm].name] = by_arm[spec.arms[r.arm].name].get<std::size_t>() + 1;
+    const auto& levels = plan.prompts[r.prompt].levels;
+    for (std::size_t f = 0; f < levels.size(); ++f) ++by_level[f][levels[f]];
+  }
+  j["requests_by_model"] = by_model;
+  j["requests_by_arm"] = by_arm;
+  nlohmann::ordered_json by_factor = nlohmann::ordered_json::object();
+  for (int f : spec.design) {
+    nlohmann::ordered_json levels = nlohmann::ordered_json::object();
+    for (std::size_t l = 0; l < spec.factors[f].levels.size(); ++l) levels[spec.factors[f].levels[l].name.name] = by_level[f][l];
+    by_factor[spec.factors[f].name] = levels;
+  }
+  j["requests_by_factor"] = by_factor;
+  nlohmann::ordered_json analyses = nlohmann::ordered_json::array();
+  for (const auto& a : spec.analyses) analyses.push_back({{"name", a.name.name}, {"kind", a.kind.name}});
+  j["analyses"] = analyses;
+  nlohmann::ordered_json flags = nlohmann::ordered_json::array();
+  for (const auto& f : spec.flags) flags.push_back(f.name.name);
+  j["flags"] = flags;
+  nlohmann::ordered_json contrasts = nlohmann::ordered_json::array();
+  for (const auto& c : spec.contrasts) contrasts.push_back(c.name.name);
+  j["contrasts"] = contrasts;
+  return j;
+}
+
+std::string plan_summary_text(const Spec& spec, const Plan& plan) {
+  nlohmann::ordered_json s = plan_summary(spec, plan);
+  std::string out = fmt::format("audit {}{}\n", spec.name, spec.title.empty() ? "" : ": " + spec.title);
+  std::string design;
+  for (const auto& d : s["design"]) {
+    if (!design.empty()) design += " x ";
+    design += fmt::format("{} {}", d["factor"].get<std::string>(), d["levels"].size());
+  }
+  out += fmt::format("prompts      {:>8}  = {} seeds x {} cells ({})\n", plan.prompts.size(), spec.seeds.size(),
+                     s["cells"].get<std::size_t>(), design);
+  out += fmt::format("requests     {:>8}  = prompts x {} model{} x {} arm{}\n", plan.requests.size(), spec.models.size(),
+                     spec.models.size() == 1 ? "" : "s", spec.arms.size(), spec.arms.size() == 1 ? "" : "s");
+  out += fmt::format("judge calls  {:>8}  = requests x {} judge{}\n", plan.judge_tasks.size(), spec.judges.size(),
+                     spec.judges.size() == 1 ? "" : "s");
+  out += "\nby model\n";
+  for (const auto& m : spec.models)
+    out += fmt::format("  {:<12} {:>8}  {}(\"{}\")\n", m.name, s["requests_by_model"][m.name].get<std::size_t>(), m.provider, m.model);
+  out += "by arm\n";
+  for (const auto& a : spec.arms)
+    out += fmt::format("  {:<12} {:>8}  system: {}\n", a.name, s["requests_by_arm"][a.name].get<std::size_t>(), a.system_source);
+  out += "by factor\n";
+  for (const auto& [factor, levels] : s["requests_by_factor"].items()) {
+    std::string parts;
+    for (const auto& [level, n] : levels.items()) parts += fmt::format("  {} {}", level, n.get<std::size_t>());
+    out += fmt::format("  {:<12}{}\n", factor, parts);
+  }
+  if (!spec.judges.empty()) {
+    out += "judges\n";
+    for (const auto& j : spec.judges) out += fmt::format("  {:<12} {}(\"{}\") rubric {}\n", j.name, j.provider, j.model, j.rubric);
+  }
+  if (!spec.analyses.empty()) {
+    out += "analyses\n";
+    for (const auto& a : spec.analyses) out += fmt::format("  {:<12} {}\n", a.name.name, a.kind.name);
+  }
+  return out;
+}
+
+nlohmann::ordered_json plan_dump(const Spec& spec, const Plan& plan) {
+  nlohmann::ordered_json j = plan_summary(spec, plan);
+  nlohmann::ordered_json prompts = nlohmann::ordered_json::array();
+  for (const auto& p : plan.prompts) {
+    nlohmann::ordered_json row{{"id", p.id}, {"seed", p.seed}};
+    for (std::size_t f = 0; f < spec.factors.size(); ++f) row[spec.factors[f].name] = spec.factors[f].levels[p.levels[f]].name.name;
+    row["text"] = p.text;
+    prompts.push_back(std::move(row));
+  }
+  j["prompt_table"] = prompts;
+  nlohmann::ordered_json requests = nlohmann::ordered_json::array();
+  for (const auto& r : plan.requests) {
+    requests.push_back({{"prompt", plan.prompts[r.prompt].id},
+                        {"model", spec.models[r.model].name},
+                        {"arm", spec.arms[r.arm].name},
+                        {"hash", r.call.hash},
+                        {"request", canonical_request(r.call)}});
+  }
+  j["request_table"] = requests;
+  nlohmann::ordered_json judge_tasks = nlohmann::ordered_json::array();
+  for (const auto& t : plan.judge_tasks)
+    judge_tasks.push_back({{"request", plan.requests[t.request].call.hash}, {"judge", spec.judges[t.judge].name}});
+  j["judge_tasks"] = judge_tasks;
+  return j;
+}
+
+}  // namespace mirac

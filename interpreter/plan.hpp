@@ -1,0 +1,56 @@
+// plan.hpp: phase 3, the execution plan. Deterministic and offline: the prompts, the
+// requests (prompt x model x arm, each with the hash of exactly what would be sent), the
+// judge tasks, and the analyses to run.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "interpreter/spec.hpp"
+#include "runtime/model_call.hpp"
+
+namespace mirac {
+
+struct PromptRow {
+  std::string id;
+  std::string text;
+  std::string seed;
+  std::vector<int> levels;  ///< level index per factor of spec.factors
+};
+
+struct RequestRow {
+  std::size_t prompt = 0;
+  int model = 0;
+  int arm = 0;
+  ModelCall call;
+};
+
+/// One answer to score: the judge's request is made once the answer exists.
+struct JudgeTask {
+  std::size_t request = 0;
+  int judge = 0;
+};
+
+struct Plan {
+  std::vector<PromptRow> prompts;
+  std::vector<RequestRow> requests;
+  std::vector<JudgeTask> judge_tasks;
+};
+
+/// Assembles every prompt (seed x design cell, in design order) and the requests.
+/// Problems (a template naming an unknown field, duplicate prompt ids) go to `diags`.
+Plan build_plan(const Spec& spec, Diagnostics& diags);
+
+/// The canonical request of a ModelCall (what its hash is taken over).
+nlohmann::json canonical_request(const ModelCall& call);
+
+/// Counts by model, arm and factor level; totals. `mirac plan --json`.
+nlohmann::ordered_json plan_summary(const Spec& spec, const Plan& plan);
+/// The same for people.
+std::string plan_summary_text(const Spec& spec, const Plan& plan);
+/// The whole plan, one JSON object per prompt, request and judge task (`--show=plan`).
+nlohmann::ordered_json plan_dump(const Spec& spec, const Plan& plan);
+
+}  // namespace mirac

@@ -1,0 +1,261 @@
+// seeds.cpp: binds seeds, checklists and variants to their data files (or inline data)
+// and reports data problems at the offending row and column.
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "interpreter/check.hpp"
+#include "interpreter/cell_scope.hpp"
+
+namespace mirac {
+
+namespace {
+
+std::filesystem::path data_path(const Spec& spec, const std::string& rel) {
+  std::filesystem::path p(rel);
+  return p.is_absolute() ? p : spec.data_root / p;
+}
+
+std::optional<DataTable> load(const Spec& spec, const ast::DataSource& src, SourceManager& sources, Diagnostics& diags) {
+  return read_table(data_path(spec, src.path.value), src.path.value, src.format.name, src.range, sources, diags);
+}
+
+// The factor whose levels include `level`; -1 if none; reports ambiguity.
+int factor_of_level(const Spec& spec, const ast::Ident& level, Diagnostics& diags) {
+  int found = -1;
+  std::vector<std::string> all;
+  for (std::size_t f = 0; f < spec.factors.size(); ++f) {
+    for (const auto& name : spec.factors[f].level_names()) all.push_back(name);
+    if (spec.factors[f].level_index(level.name) >= 0) {
+      if (found >= 0) {
+        diags.error(level.range, fmt::format("level '{}' belongs to both '{}' and '{}'", level.name,
+                                             spec.factors[found].name, spec.factors[f].name));
+        return -1;
+      }
+      found = static_cast<int>(f);
+    }
+  }
+  if (found < 0) diags.error(level.range, with_suggestion(fmt::format("'{}' is not a level of any factor", level.name), level.name, all));
+  return found;
+}
+
+// Literal values in inline data: strings, numbers, booleans, lists of those.
+nlohmann::ordered_json literal(const ast::Expr& e, Diagnostics& diags) {
+  if (const auto* s = std::get_if<ast::StringLit>(&e.node)) return s->value;
+  if (const auto* n = std::get_if<ast::NumberLit>(&e.node)) return n->text;
+  if (const auto* b = std::get_if<ast::BoolLit>(&e.node)) return b->value;
+  if (const auto* l = std::get_if<ast::ListLit>(&e.node)) {
+    nlohmann::ordered_json arr = nlohmann::ordered_json::array();
+    for (const auto& item : l->items) arr.push_back(literal(item, diags));
+    return arr;
+  }
+  diags.error(e.range, "inline data must be a string, a number, true/false or a list");
+  return nullptr;
+}
+
+std::string seed_id_text(const ast::Expr& e, Diagnostics& diags) {
+  nlohmann::ordered_json v = literal(e, diags);
+  return v.is_string() ? v.get<std::string>() : json_text(v);
+}
+
+// Registers a field name for the seed table, checking indexed fields agree on their factor.
+void add_seed_field(Spec& spec, const ast::FieldPath& path, Diagnostics& diags) {
+  int index = path.level ? factor_of_level(spec, *path.level, diags) : -1;
+  for (auto& f : spec.seed_fields) {
+    if (f.name != path.field.name) continue;
+    if (f.index_factor != index) {
+      diags.error(path.range, fmt::format("field '{}' is indexed inconsistently", path.field.name));
+    }
+    return;
+  }
+  spec.seed_fields.push_back({path.field.name, index, path.range});
+}
+
+std::string field_key(const ast::FieldPath& p) {
+  return p.level ? p.field.name + "." + p.level->name : p.field.name;
+}
+
+// Every indexed field must have a value for every level of its factor.
+void check_indexed_fields_complete(const Spec& spec, const std::vector<ast::FieldPath>& paths, Diagnostics& diags) {
+  for (const auto& f : spec.seed_fields) {
+    if (f.index_factor < 0) continue;
+    for (const auto& level : spec.factors[f.index_factor].levels) {
+      bool present = false;
+      for (const auto& p : paths)
+        if (p.field.name == f.name && p.level && p.level->name == level.name.name) present = true;
+      if (!present) {
+        diags.error(f.range, fmt::format("field '{}' has no value for level '{}' of factor '{}'", f.name,
+                                         level.name.name, spec.factors[f.index_factor].name));
+      }
+    }
+  }
+}
+
+void bind_seed_rows(Spec& spec, const ast::SeedsDecl& s, SourceManager& sources, Diagnostics& diags) {
+  auto table = load(spec, *s.source, sources, diags);
+  if (!table) return;
+  bool ok = true;
+  std::vector<ast::FieldPath> paths;
+  for (const auto& m : s.mappings) {
+    paths.push_back(m.target);
+    if (m.target.field.name != "id") add_seed_field(spec, m.target, diags);
+    if (!table->has_column(m.column.name)) {
+      diags.error(m.column.range, with_suggestion(fmt::format("column '{}' not found in '{}'", m.column.name, table->path),
+                                                  m.column.name, table->columns));
+      ok = false;
+    }
+  }
+  check_indexed_fields_complete(spec, paths, diags);
+  const ast::FieldMapping* id_mapping = nullptr;
+  for (const auto& m : s.mappings)
+    if (m.target.field.name == "id") id_mapping = &m;
+  if (!id_mapping) {
+    diags.error(s.source->range, "seeds need an 'id' mapping, e.g. id = seed_id");
+    return;
+  }
+  if (!ok) return;
+  std::map<std::string, const DataRow*> seen;
+  for (const auto& row : table->rows) {
+    Seed seed;
+    seed.raw = row.fields;
+    seed.range = field_range(sources, row, id_mapping->column.name);
+    seed.id = json_text(row.fields[id_mapping->column.name]);
+    if (seed.id.empty()) {
+      diags.error(seed.range, fmt::format("row {} of '{}' has an empty seed id", row.row, table->path));
+      continue;
+    }
+    if (auto [it, fresh] = seen.emplace(seed.id, &row); !fresh) {
+      diags.error(seed.range, fmt::format("duplicate seed id '{}' in '{}'", seed.id, table->path));
+      diags.note(fmt::format("first seen on row {}", it->second->row));
+      continue;
+    }
+    for (const auto& m : s.mappings) {
+      if (m.target.field.name == "id") continue;
+      std::string value = json_text(row.fields[m.column.name]);
+      if (m.has_map) {
+        auto hit = std::find_if(m.value_map.begin(), m.value_map.end(),
+                                [&](const ast::ValueMapEntry& e) { return e.from.value == value; });
+        if (hit == m.value_map.end()) {
+          diags.error(field_range(sources, row, m.column.name),
+                      fmt::format("value '{}' of column '{}' has no entry in the map of field '{}'", value,
+                                  m.column.name, m.target.field.name));
+          diags.note(fmt::format("the map is at {}:{}", sources.path(m.range.file), m.range.begin.line));
+          continue;
+        }
+        value = hit->to.value;
+      }
+      seed.fields[field_key(m.target)] = value;
+    }
+    spec.seeds.push_back(std::move(seed));
+  }
+  spec.inputs.emplace_back(table->path, "");
+}
+
+void bind_inline_seeds(Spec& spec, const ast::SeedsDecl& s, Diagnostics& diags) {
+  std::vector<ast::FieldPath> paths;
+  std::set<std::string> known;
+  for (const auto& is : s.inline_seeds) {
+    for (const auto& f : is.fields) {
+      if (known.insert(field_key(f.target)).second) {
+        paths.push_back(f.target);
+        add_seed_field(spec, f.target, diags);
+      }
+    }
+  }
+  check_indexed_fields_complete(spec, paths, diags);
+  std::map<std::string, SourceRange> seen;
+  for (const auto& is : s.inline_seeds) {
+    Seed seed;
+    seed.id = seed_id_text(is.id, diags);
+    seed.range = is.id.range;
+    if (auto [it, fresh] = seen.emplace(seed.id, is.id.range); !fresh) {
+      diags.error(is.id.range, fmt::format("duplicate seed id '{}'", seed.id));
+      continue;
+    }
+    for (const auto& f : is.fields) {
+      nlohmann::ordered_json v = literal(f.value, diags);
+      seed.fields[field_key(f.target)] = json_text(v);
+      seed.raw[field_key(f.target)] = v;
+    }
+    for (const auto& key : known) {
+      if (!seed.fields.count(key)) diags.error(is.id.range, fmt::format("seed '{}' has no value for field '{}'", seed.id, key));
+    }
+    spec.seeds.push_back(std::move(seed));
+  }
+}
+
+void bind_checklists(Spec& spec, const ast::ChecklistsDecl& c, SourceManager& sources, Diagnostics& diags) {
+  std::set<std::string> fields;
+  if (c.source) {
+    auto table = load(spec, *c.source, sources, diags);
+    if (!table) return;
+    if (!table->has_column(c.key->name)) {
+      diags.error(c.key->range, with_suggestion(fmt::format("column '{}' not found in '{}'", c.key->name, table->path),
+                                                c.key->name, table->columns));
+      return;
+    }
+    for (const auto& row : table->rows) {
+      std::string id = json_text(row.fields.at(c.key->name));
+      SourceRange where = field_range(sources, row, c.key->name);
+      if (!spec.find_seed(id)) {
+        diags.error(where, fmt::format("checklist for seed '{}', which does not exist", id));
+        continue;
+      }
+      if (spec.checklists.count(id)) {
+        diags.error(where, fmt::format("second checklist for seed '{}' in '{}'", id, table->path));
+        continue;
+      }
+      nlohmann::ordered_json f = row.fields;
+      f.erase(c.key->name);
+      for (auto it = f.begin(); it != f.end(); ++it) fields.insert(it.key());
+      spec.checklists[id] = std::move(f);
+    }
+    spec.inputs.emplace_back(table->path, "");
+  }
+  for (const auto& ic : c.inline_checklists) {
+    std::string id = seed_id_text(ic.seed, diags);
+    if (!spec.find_seed(id)) {
+      diags.error(ic.seed.range, fmt::format("checklist for seed '{}', which does not exist", id));
+      continue;
+    }
+    if (spec.checklists.count(id)) {
+      diags.error(ic.seed.range, fmt::format("second checklist for seed '{}'", id));
+      continue;
+    }
+    nlohmann::ordered_json f = nlohmann::ordered_json::object();
+    for (const auto& fv : ic.fields) {
+      f[fv.target.field.name] = literal(fv.value, diags);
+      fields.insert(fv.target.field.name);
+    }
+    spec.checklists[id] = std::move(f);
+  }
+  spec.checklist_fields.assign(fields.begin(), fields.end());
+}
+
+}  // namespace
+
+void bind_variants(Spec& spec, const std::vector<const ast::Decl*>& decls, SourceManager& sources, Diagnostics& diags);
+
+void bind_seeds(Spec& spec, const std::vector<const ast::Decl*>& decls, SourceManager& sources, Diagnostics& diags) {
+  const ast::SeedsDecl* seeds = nullptr;
+  const ast::ChecklistsDecl* checklists = nullptr;
+  for (const auto* d : decls) {
+    if (const auto* s = std::get_if<ast::SeedsDecl>(&d->node)) {
+      if (seeds) diags.error(d->range, "the spec has a second 'seeds' declaration");
+      else seeds = s;
+    }
+    if (const auto* c = std::get_if<ast::ChecklistsDecl>(&d->node)) {
+      if (checklists) diags.error(d->range, "the spec has a second 'checklists' declaration");
+      else checklists = c;
+    }
+  }
+  if (seeds) {
+    if (seeds->source) bind_seed_rows(spec, *seeds, sources, diags);
+    else bind_inline_seeds(spec, *seeds, diags);
+  }
+  if (checklists) bind_checklists(spec, *checklists, sources, diags);
+  bind_variants(spec, decls, sources, diags);
+}
+
+}  // namespace mirac

@@ -1,0 +1,47 @@
+#include "interpreter/spec.hpp"
+
+namespace mirac {
+
+int Factor::level_index(const std::string& level) const {
+  for (std::size_t i = 0; i < levels.size(); ++i)
+    if (levels[i].name.name == level) return static_cast<int>(i);
+  return -1;
+}
+
+std::vector<std::string> Factor::level_names() const {
+  std::vector<std::string> out;
+  for (const auto& l : levels) out.push_back(l.name.name);
+  return out;
+}
+
+int Spec::factor_index(const std::string& name) const {
+  for (std::size_t i = 0; i < factors.size(); ++i)
+    if (factors[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+const Seed* Spec::find_seed(const std::string& id) const {
+  for (const auto& s : seeds)
+    if (s.id == id) return &s;
+  return nullptr;
+}
+
+const ast::RubricDecl* Spec::find_rubric(const std::string& name) const {
+  for (const auto& r : rubrics)
+    if (r.name.name == name) return &r;
+  return nullptr;
+}
+
+const TextTable* Spec::text_for(int factor) const {
+  for (const auto& t : texts)
+    if (t.factor == factor) return &t;
+  return nullptr;
+}
+
+const Variant* Spec::variant_for(const std::string& field) const {
+  for (const auto& v : variants)
+    if (v.field == field) return &v;
+  return nullptr;
+}
+
+}  // namespace mirac

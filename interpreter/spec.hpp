@@ -1,0 +1,129 @@
+// spec.hpp: a checked spec. Names are resolved, data files are loaded and mapped, and
+// every piece the plan needs is indexed. Built by check() from the parsed modules.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "interpreter/ast.hpp"
+#include "interpreter/data.hpp"
+
+namespace mirac {
+
+struct Factor {
+  std::string name;
+  std::vector<ast::Level> levels;
+  SourceRange range;
+  /// Index of a level by name, or -1.
+  int level_index(const std::string& level) const;
+  std::vector<std::string> level_names() const;
+};
+
+/// A seed field is plain (`category`) or indexed by the levels of one factor (`question.zh`).
+struct SeedFieldInfo {
+  std::string name;
+  int index_factor = -1;
+  SourceRange range;
+};
+
+struct Seed {
+  std::string id;
+  /// Field values; an indexed field `question` is stored per level as "question.zh".
+  std::map<std::string, std::string> fields;
+  /// Every column of the seed's data row, unmapped (placeholders may name them).
+  nlohmann::ordered_json raw = nlohmann::ordered_json::object();
+  SourceRange range;
+};
+
+/// The texts of one factor's levels, per level of an indexing factor (usually language).
+struct TextTable {
+  int factor = -1;
+  int index_factor = -1;  ///< -1: one text for every cell
+  /// texts[level][index_level]; an expression (a string template, usually).
+  std::vector<std::vector<std::optional<ast::Expr>>> texts;
+};
+
+/// The rewrites of one seed field over the cells of some factors.
+struct Variant {
+  std::string field;
+  std::vector<int> by;  ///< factor indices
+  /// (seed id, cell key "zh.high.formal") -> text
+  std::map<std::pair<std::string, std::string>, std::string> texts;
+  /// cell key -> instruction per level of the seed field's index factor (or one for all)
+  std::map<std::string, std::vector<std::string>> instructions;
+  std::optional<ast::RewriterSpec> rewriter;
+  SourceRange range;
+};
+
+struct Provider {
+  std::string name;
+  std::string protocol = "openai_chat";
+  std::string base_url;
+  std::string key_env;
+  nlohmann::json settings = nlohmann::json::object();  ///< rpm, tpm, concurrency, prices...
+  SourceRange range;
+};
+
+struct Model {
+  std::string name;
+  std::string provider;
+  std::string model;  ///< model string sent to the API
+  nlohmann::json params = nlohmann::json::object();
+  SourceRange range;
+};
+
+struct Arm {
+  std::string name;
+  std::optional<std::string> system;  ///< none, or the system prompt text
+  std::string system_source;          ///< "none", "inline" or the file path
+  SourceRange range;
+};
+
+struct Judge {
+  std::string name;
+  std::string provider;
+  std::string model;
+  std::string rubric;
+  nlohmann::json params = nlohmann::json::object();
+  SourceRange range;
+};
+
+struct Spec {
+  std::string name;
+  std::string title;
+  std::filesystem::path spec_path;
+  std::filesystem::path data_root;
+  std::vector<Factor> factors;
+  std::vector<int> design;  ///< factor indices, crossed in this order (first varies slowest)
+  std::vector<SeedFieldInfo> seed_fields;
+  std::vector<Seed> seeds;
+  std::map<std::string, nlohmann::ordered_json> checklists;  ///< seed id -> fields
+  std::vector<std::string> checklist_fields;
+  std::vector<Variant> variants;
+  std::vector<TextTable> texts;
+  std::optional<ast::PromptDecl> prompt;
+  std::map<std::string, Provider> providers;
+  std::vector<Model> models;
+  std::vector<Arm> arms;
+  std::vector<Judge> judges;
+  std::vector<ast::RubricDecl> rubrics;
+  std::vector<ast::FlagDecl> flags;
+  std::vector<ast::ContrastDecl> contrasts;
+  std::vector<ast::AnalysisDecl> analyses;
+  std::vector<ast::ReportDecl> reports;
+  /// Hashes of the spec and data files read, for the reproducibility manifest.
+  std::vector<std::pair<std::string, std::string>> inputs;
+
+  int factor_index(const std::string& name) const;
+  const Seed* find_seed(const std::string& id) const;
+  const ast::RubricDecl* find_rubric(const std::string& name) const;
+  const TextTable* text_for(int factor) const;
+  const Variant* variant_for(const std::string& field) const;
+};
+
+}  // namespace mirac

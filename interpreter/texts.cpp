@@ -1,0 +1,249 @@
+// texts.cpp: the text of each factor level (inline, from a JSON document, or derived from
+// the rows of a data file) and the prompt declaration.
+#include <set>
+
+#include <fmt/format.h>
+
+#include "interpreter/cell_scope.hpp"
+#include "interpreter/check.hpp"
+
+namespace mirac {
+
+namespace {
+
+// A text from a data file becomes a string expression located in that file.
+ast::Expr located_string(std::string text, SourceRange range) {
+  ast::Expr e;
+  e.range = range;
+  e.node = ast::StringLit{std::move(text), false};
+  return e;
+}
+
+std::string escape_braces(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    out += c;
+    if (c == '{' || c == '}') out += c;
+  }
+  return out;
+}
+
+SourceRange find_in_file(const SourceManager& sources, FileId file, const std::string& needle) {
+  std::string quoted = nlohmann::json(needle).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::size_t at = sources.text(file).find(quoted);
+  if (at == std::string::npos) return sources.range(file, 0, 0);
+  return sources.range(file, at, at + quoted.size());
+}
+
+// Values of a data row, for `where` and `select`.
+class RowScope : public Scope {
+ public:
+  explicit RowScope(const DataRow& row) : row_(row) {}
+  std::optional<Value> name(const std::string& n) const override {
+    auto it = row_.fields.find(n);
+    if (it == row_.fields.end()) return std::nullopt;
+    return Value::from_json(*it);
+  }
+  std::vector<std::string> names() const override {
+    std::vector<std::string> out;
+    for (auto it = row_.fields.begin(); it != row_.fields.end(); ++it) out.push_back(it.key());
+    return out;
+  }
+
+ private:
+  const DataRow& row_;
+};
+
+// The factor whose levels the per-language keys of a text declaration name.
+int index_factor_of(const Spec& spec, const ast::TextDecl& t, const nlohmann::ordered_json* json_levels,
+                    Diagnostics& diags) {
+  std::vector<const ast::Ident*> keys;
+  for (const auto& level : t.levels)
+    if (level.texts)
+      for (const auto& [k, v] : level.texts->by_level) keys.push_back(&k);
+  std::string first;
+  SourceRange where;
+  if (!keys.empty()) {
+    first = keys[0]->name;
+    where = keys[0]->range;
+  } else if (json_levels) {
+    for (const auto& [key, value] : json_levels->items()) {
+      if (value.is_object() && !value.empty()) {
+        first = value.begin().key();
+        break;
+      }
+    }
+  }
+  if (first.empty()) return -1;
+  int found = -1;
+  for (std::size_t f = 0; f < spec.factors.size(); ++f)
+    if (spec.factors[f].level_index(first) >= 0) found = static_cast<int>(f);
+  if (found < 0) {
+    diags.error(where.valid() ? where : t.factor.range, fmt::format("'{}' is not a level of any factor", first));
+    return -1;
+  }
+  for (const auto* k : keys) {
+    if (spec.factors[found].level_index(k->name) < 0)
+      diags.error(k->range, with_suggestion(fmt::format("'{}' is not a level of factor '{}'", k->name, spec.factors[found].name),
+                                            k->name, spec.factors[found].level_names()));
+  }
+  return found;
+}
+
+void derive_texts(const Spec& spec, TextTable& table, int level, const ast::DerivedText& d, SourceManager& sources,
+                  Diagnostics& diags) {
+  auto rows = read_table(spec.data_root / d.source.path.value, d.source.path.value, d.source.format.name,
+                         d.source.range, sources, diags);
+  if (!rows) return;
+  std::string group_column = table.index_factor >= 0 ? spec.factors[table.index_factor].name : "";
+  if (!group_column.empty() && !rows->has_column(group_column)) {
+    diags.error(d.source.range, fmt::format("'{}' has no column '{}' to tell the texts of each level of '{}' apart",
+                                            rows->path, group_column, group_column));
+    return;
+  }
+  std::size_t width = table.texts[level].size();
+  std::vector<std::optional<std::string>> found(width);
+  for (const auto& row : rows->rows) {
+    RowScope scope(row);
+    try {
+      if (!truthy(evaluate(d.where, scope))) continue;
+      std::string text = to_text(evaluate(d.select, scope));
+      int index = 0;
+      if (!group_column.empty()) {
+        index = spec.factors[table.index_factor].level_index(json_text(row.fields.at(group_column)));
+        if (index < 0) continue;  // rows of levels the spec does not use
+      }
+      if (found[index] && *found[index] != text) {
+        diags.error(field_range(sources, row, group_column),
+                    fmt::format("rows matching the 'where' of '{}' give different texts for the same level", d.source.path.value));
+        return;
+      }
+      found[index] = text;
+    } catch (const EvalError& e) {
+      diags.error(e.range, fmt::format("{} (on row {} of '{}')", e.what(), row.row, rows->path));
+      return;
+    }
+  }
+  for (std::size_t i = 0; i < width; ++i) {
+    if (!found[i]) {
+      diags.error(d.range, fmt::format("no row of '{}' matches the 'where'{}", d.source.path.value,
+                                       group_column.empty() ? "" : " for level '" + spec.factors[table.index_factor].levels[i].name.name + "'"));
+      continue;
+    }
+    table.texts[level][i] = located_string(escape_braces(*found[i]), d.range);
+  }
+}
+
+}  // namespace
+
+void bind_texts(Spec& spec, const std::vector<const ast::Decl*>& decls, SourceManager& sources, Diagnostics& diags) {
+  for (const auto* decl : decls) {
+    if (const auto* p = std::get_if<ast::PromptDecl>(&decl->node)) {
+      if (spec.prompt) diags.error(decl->range, "the spec has a second 'prompt' declaration");
+      else spec.prompt = *p;
+    }
+    const auto* t = std::get_if<ast::TextDecl>(&decl->node);
+    if (!t) continue;
+    int f = spec.factor_index(t->factor.name);
+    if (f < 0) {
+      std::vector<std::string> names;
+      for (const auto& fac : spec.factors) names.push_back(fac.name);
+      diags.error(t->factor.range, with_suggestion(fmt::format("unknown factor '{}'", t->factor.name), t->factor.name, names));
+      continue;
+    }
+    if (spec.text_for(f)) {
+      diags.error(t->factor.range, fmt::format("factor '{}' already has texts", t->factor.name));
+      continue;
+    }
+    const Factor& factor = spec.factors[f];
+    // JSON source: the object at `at`, one entry per level under the key template.
+    std::optional<DataTable> json;
+    const nlohmann::ordered_json* json_levels = nullptr;
+    if (t->from) {
+      json = read_table(spec.data_root / t->from->source.path.value, t->from->source.path.value,
+                        t->from->source.format.name, t->from->source.range, sources, diags);
+      if (json) {
+        json_levels = &json->rows[0].fields[""];
+        for (std::size_t start = 0; !t->from->at.value.empty();) {
+          std::size_t dot = t->from->at.value.find('.', start);
+          std::string part = t->from->at.value.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+          if (!json_levels->is_object() || !json_levels->contains(part)) {
+            diags.error(t->from->range, fmt::format("'{}' has no object at '{}'", json->path, t->from->at.value));
+            json_levels = nullptr;
+            break;
+          }
+          json_levels = &(*json_levels)[part];
+          if (dot == std::string::npos) break;
+          start = dot + 1;
+        }
+      }
+    }
+    TextTable table;
+    table.factor = f;
+    table.index_factor = index_factor_of(spec, *t, json_levels, diags);
+    std::size_t width = table.index_factor >= 0 ? spec.factors[table.index_factor].levels.size() : 1;
+    table.texts.assign(factor.levels.size(), std::vector<std::optional<ast::Expr>>(width));
+    if (json_levels) {
+      for (std::size_t l = 0; l < factor.levels.size(); ++l) {
+        const auto& level = factor.levels[l];
+        std::string key = t->from->key.value;
+        for (auto [pattern, value] : {std::pair{"{" + factor.name + "}", level.name.name},
+                                      std::pair{"{" + factor.name + ".label}", level.label ? level.label->value : level.name.name}}) {
+          for (std::size_t pos; (pos = key.find(pattern)) != std::string::npos;) key.replace(pos, pattern.size(), value);
+        }
+        auto entry = json_levels->find(key);
+        if (entry == json_levels->end()) continue;  // may be given inline; checked below
+        for (std::size_t i = 0; i < width; ++i) {
+          const nlohmann::ordered_json* text = &*entry;
+          if (table.index_factor >= 0) {
+            auto it = entry->find(spec.factors[table.index_factor].levels[i].name.name);
+            text = it == entry->end() ? nullptr : &*it;
+          }
+          if (text && text->is_string())
+            table.texts[l][i] = located_string(text->get<std::string>(), find_in_file(sources, json->file, text->get<std::string>()));
+        }
+      }
+    }
+    std::set<int> inline_levels;
+    for (const auto& tl : t->levels) {
+      int l = factor.level_index(tl.level.name);
+      if (l < 0) {
+        diags.error(tl.level.range, with_suggestion(fmt::format("'{}' is not a level of factor '{}'", tl.level.name, factor.name),
+                                                    tl.level.name, factor.level_names()));
+        continue;
+      }
+      if (!inline_levels.insert(l).second) {
+        diags.error(tl.level.range, fmt::format("level '{}' has texts twice", tl.level.name));
+        continue;
+      }
+      table.texts[l].assign(width, std::nullopt);
+      if (tl.derived) {
+        derive_texts(spec, table, l, *tl.derived, sources, diags);
+      } else if (tl.texts->all) {
+        for (auto& slot : table.texts[l]) slot = *tl.texts->all;
+      } else if (table.index_factor >= 0) {
+        for (const auto& [key, expr] : tl.texts->by_level) {
+          int i = spec.factors[table.index_factor].level_index(key.name);
+          if (i >= 0) table.texts[l][i] = expr;
+        }
+      }
+    }
+    for (std::size_t l = 0; l < factor.levels.size(); ++l) {
+      for (std::size_t i = 0; i < width; ++i) {
+        if (table.texts[l][i]) continue;
+        SourceRange where = t->factor.range;
+        for (const auto& tl : t->levels)
+          if (tl.level.name == factor.levels[l].name.name) where = tl.level.range;
+        if (table.index_factor >= 0) {
+          diags.error(where, fmt::format("level '{}' of factor '{}' has no text for '{}'", factor.levels[l].name.name,
+                                         factor.name, spec.factors[table.index_factor].levels[i].name.name));
+        } else {
+          diags.error(where, fmt::format("level '{}' of factor '{}' has no text", factor.levels[l].name.name, factor.name));
+        }
+      }
+    }
+    spec.texts.push_back(std::move(table));
+  }
+}
+
+}  // namespace mirac
