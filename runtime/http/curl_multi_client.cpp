@@ -4,6 +4,7 @@
 #include <curl/curl.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cctype>
 #include <mutex>
 
@@ -213,7 +214,8 @@ std::vector<HttpCompletion> CurlMultiClient::poll(double max_wait_s) {
   curl_multi_perform(m, &running);
   collect(out);
   if (!out.empty()) return out;
-  int timeout_ms = static_cast<int>(std::clamp(max_wait_s, 0.0, 3600.0) * 1000);
+  // Round up: waking a fraction of a millisecond early would only spin the caller's loop.
+  int timeout_ms = static_cast<int>(std::ceil(std::clamp(max_wait_s, 0.0, 3600.0) * 1000));
   curl_multi_poll(m, nullptr, 0, timeout_ms, nullptr);
   curl_multi_perform(m, &running);
   collect(out);

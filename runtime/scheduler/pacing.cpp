@@ -41,7 +41,13 @@ bool Pacer::may_send(double now, double tokens, int in_flight, double& wake_at) 
 }
 
 void Pacer::on_send(double now, double tokens) {
-  if (limits_.rpm > 0) next_send_at_ = std::max(now, next_send_at_) + 60.0 / limits_.rpm;
+  if (limits_.rpm > 0) {
+    // Keep to the schedule when a send is slightly late (loop and poll granularity), so
+    // small delays do not accumulate into a lower rate; after an idle spell, restart from
+    // now rather than bursting to catch up.
+    double interval = 60.0 / limits_.rpm;
+    next_send_at_ = std::max(now - 0.5 * interval, next_send_at_) + interval;
+  }
   if (limits_.tpm > 0) {
     refill(now);
     tokens_ -= std::min(tokens, limits_.tpm);

@@ -384,7 +384,12 @@ RunSummary Run::go() {
     if (stopping_) wait = std::min(wait, std::max(0.0, cancel_deadline_ - now));
     wait = std::max(wait, 0.0);
     if (in_flight > 0) {
-      for (const auto& c : http_.poll(wait)) handle(c);
+      auto completions = http_.poll(wait);
+      // Answers that arrived together share one commit (one disk sync), made before the
+      // loop waits on the network again.
+      bool batch = completions.size() > 1 && store_.begin_batch();
+      for (const auto& c : completions) handle(c);
+      if (batch && !store_.commit_batch()) store_failed(store_.last_error());
     } else {
       ctx_.clock.sleep(std::max(wait, 0.001));
     }

@@ -179,17 +179,51 @@ bool Store::record_attempt(const AttemptRecord& attempt) {
   return true;
 }
 
-bool Store::record_answer(const AnswerRecord& a, const AttemptRecord& final_attempt) {
+bool Store::begin_batch() {
+  if (in_batch_) return true;
   auto& i = *impl_;
-  auto fail = [&] {
+  i.begin->reset();
+  bool ok = i.begin->step() == SQLITE_DONE;
+  i.begin->reset();
+  if (!ok) {
+    last_error_ = fmt::format("store {}: {}", path_.string(), sqlite3_errmsg(i.db));
+    return false;
+  }
+  in_batch_ = true;
+  return true;
+}
+
+bool Store::commit_batch() {
+  if (!in_batch_) return true;
+  in_batch_ = false;
+  auto& i = *impl_;
+  i.commit->reset();
+  bool ok = i.commit->step() == SQLITE_DONE;
+  i.commit->reset();
+  if (!ok) {
     last_error_ = fmt::format("store {}: {}", path_.string(), sqlite3_errmsg(i.db));
     i.rollback->step();
     i.rollback->reset();
+  }
+  return ok;
+}
+
+bool Store::record_answer(const AnswerRecord& a, const AttemptRecord& final_attempt) {
+  auto& i = *impl_;
+  bool own_tx = !in_batch_;
+  auto fail = [&] {
+    last_error_ = fmt::format("store {}: {}", path_.string(), sqlite3_errmsg(i.db));
+    if (own_tx) {  // inside a batch, the statement alone failed; the batch keeps the rest
+      i.rollback->step();
+      i.rollback->reset();
+    }
     return false;
   };
-  i.begin->reset();
-  if (i.begin->step() != SQLITE_DONE) return fail();
-  i.begin->reset();
+  if (own_tx) {
+    i.begin->reset();
+    if (i.begin->step() != SQLITE_DONE) return fail();
+    i.begin->reset();
+  }
   if (!insert_attempt(*i.attempt, final_attempt)) return fail();
   Stmt& u = *i.upsert;
   u.reset();
@@ -204,6 +238,7 @@ bool Store::record_answer(const AnswerRecord& a, const AttemptRecord& final_atte
   int rc = u.step();
   u.reset();
   if (rc != SQLITE_DONE) return fail();
+  if (!own_tx) return true;
   i.commit->reset();
   if (i.commit->step() != SQLITE_DONE) return fail();
   i.commit->reset();

@@ -77,6 +77,12 @@ class Store {
   /// overwritten; a failed one is replaced by a later success or failure.
   bool record_answer(const AnswerRecord& answer, const AttemptRecord& final_attempt);
 
+  /// Groups the writes until commit_batch() into one transaction: one disk sync for all
+  /// the answers that arrived together, instead of one each. The scheduler commits each
+  /// batch before it waits on the network again.
+  bool begin_batch();
+  bool commit_batch();
+
   std::optional<AnswerRecord> answer(const std::string& hash);
   std::vector<AttemptRecord> attempts(const std::string& hash);
   StatusReport status(const std::vector<std::string>& hashes);
@@ -91,6 +97,7 @@ class Store {
   std::unique_ptr<Impl> impl_;
   std::filesystem::path path_;
   std::string last_error_;
+  bool in_batch_ = false;
 };
 
 }  // namespace mirac
