@@ -100,17 +100,27 @@ Convergence assess(const RemlProblem& prob, const Eigen::VectorXd& theta, int it
     if (theta[static_cast<Eigen::Index>(k)] <= opt.boundary_tolerance) c.boundary_components.push_back(groups[k].name);
   }
   if (!c.boundary_components.empty()) {
-    c.status = ConvergenceStatus::boundary;
     std::string names, slopes;
+    bool uphill = true;  // zero variance is a constrained minimum only if REMLcrit rises with theta_k^2
     for (std::size_t k = 0; k < groups.size(); ++k) {
-      if (theta[static_cast<Eigen::Index>(k)] > opt.boundary_tolerance) continue;
+      const auto kk = static_cast<Eigen::Index>(k);
+      if (theta[kk] > opt.boundary_tolerance) continue;
       names += (names.empty() ? "" : ", ") + groups[k].name;
-      slopes += fmt::format("{}{:.6g}", slopes.empty() ? "" : ", ", a[static_cast<Eigen::Index>(k)]);
+      slopes += fmt::format("{}{:.6g}", slopes.empty() ? "" : ", ", a[kk]);
+      uphill = uphill && a[kk] >= -opt.gradient_tolerance;
     }
-    c.message = fmt::format(
-        "boundary fit: variance of ({}) is ~0 (theta <= {:g}); one-sided slope of REMLcrit in theta^2: {}; "
-        "estimates are valid but the variance component is not identified away from 0",
-        names, opt.boundary_tolerance, slopes);
+    if (uphill) {
+      c.status = ConvergenceStatus::boundary;
+      c.message = fmt::format(
+          "boundary (singular) fit: variance of {} is ~0 (theta <= {:g}); slope of REMLcrit in theta^2 "
+          "at the boundary: {} (>= 0: zero is the constrained optimum, not an interior one)",
+          names, opt.boundary_tolerance, slopes);
+    } else {
+      c.status = ConvergenceStatus::gradient_not_zero;
+      c.message = fmt::format(
+          "not converged: stopped at zero variance of {} although REMLcrit decreases away from it "
+          "(slope in theta^2: {})", names, slopes);
+    }
   } else if (c.newton_step <= opt.step_tolerance && c.max_abs_gradient <= opt.gradient_tolerance) {
     c.status = ConvergenceStatus::converged;
     c.message = fmt::format("converged in {} iterations: max |gradient| {:.3g}, Newton step {:.3g}",
@@ -171,6 +181,11 @@ LmmFit lmm_fit(const Design& design, const std::vector<CodedFactor>& groups, con
     throw std::invalid_argument("lmm_fit: column_names and X disagree");
   }
   const RemlProblem prob(design.X, design.y, groups);
+  // r^2 at the start value; relative to y'y since it is computed as a difference of sums
+  const double r2 = prob.evaluate(Eigen::VectorXd::Ones(static_cast<Eigen::Index>(groups.size())), false).pwrss;
+  if (!(r2 > 1e-12 * design.y.squaredNorm())) {
+    throw std::invalid_argument("lmm_fit: the fixed and random effects fit the response exactly (zero residual)");
+  }
   const Optimum opt = minimise(prob, options);
   const auto e = prob.evaluate(opt.theta, true);
 

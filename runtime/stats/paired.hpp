@@ -29,8 +29,8 @@ struct PairedSummary {
   std::size_t n_increased = 0;  ///< treatment > control
   std::size_t n_decreased = 0;  ///< treatment < control
   std::size_t n_unchanged = 0;  ///< treatment == control
-  /// Wilcoxon signed-rank on the differences; when every difference is zero the test is
-  /// undefined and `wilcoxon_defined` is false (p reported as 1 by convention is avoided).
+  /// Wilcoxon signed-rank on the differences. When every difference is zero the test is
+  /// undefined (scipy raises): `wilcoxon_defined` is false and `wilcoxon` is left empty.
   bool wilcoxon_defined = false;
   WilcoxonResult wilcoxon;
 };

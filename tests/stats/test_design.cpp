@@ -153,3 +153,51 @@ TEST_CASE("lmm_fit: an iteration cap yields gradient_not_zero with the gradient 
   CHECK(std::isnan(fit.fixed[0].df));
   CHECK(std::isnan(fit.fixed[0].p_t));
 }
+
+TEST_CASE("lmm_fit: balanced one-way layout reproduces the ANOVA (method-of-moments) solution") {
+  // For a balanced one-way random-intercept model the REML estimates are the ANOVA ones when
+  // MSB > MSW (Searle, Casella & McCulloch 1992, sec. 3.7 and 6.8): sigma^2 = MSW,
+  // sigma_b^2 = (MSB - MSW) / m, se(mu) = sqrt(MSB / (G m)), Satterthwaite df = G - 1.
+  // Large group differences put theta = sigma_b / sigma far from lme4's start value of 1.
+  const int G = 5, m = 4;
+  const double group_mean[G] = {1.0, 9.0, 4.0, 15.0, 7.0};
+  const double noise[m] = {-0.3, 0.1, 0.5, -0.2};
+  DataFrame data;
+  CategoricalColumn g{"g", {}};
+  for (int i = 0; i < G; ++i) {
+    for (int j = 0; j < m; ++j) {
+      g.values.push_back("g" + std::to_string(i));
+      data.response.push_back(group_mean[i] + noise[(i + j) % m] * (1 + i % 2));
+    }
+  }
+  data.columns = {g};
+  double grand = 0.0;
+  for (double y : data.response) grand += y;
+  grand /= G * m;
+  double ssb = 0.0, ssw = 0.0;
+  for (int i = 0; i < G; ++i) {
+    double mean_i = 0.0;
+    for (int j = 0; j < m; ++j) mean_i += data.response[static_cast<std::size_t>(i * m + j)] / m;
+    ssb += m * (mean_i - grand) * (mean_i - grand);
+    for (int j = 0; j < m; ++j) {
+      const double r = data.response[static_cast<std::size_t>(i * m + j)] - mean_i;
+      ssw += r * r;
+    }
+  }
+  const double msb = ssb / (G - 1), msw = ssw / (G * (m - 1));
+  LmmSpec spec;
+  spec.fixed = {{}};
+  spec.random_intercepts = {"g"};
+  const auto fit = lmm_fit(data, spec);
+  CHECK(fit.convergence.status == ConvergenceStatus::converged);
+  CHECK(fit.random[0].theta > 5.0);
+  CHECK(fit.residual_variance == doctest::Approx(msw).epsilon(1e-9));
+  CHECK(fit.random[0].variance == doctest::Approx((msb - msw) / m).epsilon(1e-9));
+  CHECK(fit.fixed[0].estimate == doctest::Approx(grand).epsilon(1e-12));
+  CHECK(fit.fixed[0].se == doctest::Approx(std::sqrt(msb / (G * m))).epsilon(1e-9));
+  CHECK(fit.fixed[0].df == doctest::Approx(G - 1).epsilon(1e-7));
+
+  for (double& y : data.response) y = 3.0;  // constant response: nothing left to estimate
+  CHECK(error_of([&] { lmm_fit(data, spec); }) ==
+        "lmm_fit: the fixed and random effects fit the response exactly (zero residual)");
+}
