@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include <boost/math/distributions/normal.hpp>
@@ -133,20 +134,28 @@ Convergence assess(const RemlProblem& prob, const Eigen::VectorXd& theta, int it
   return c;
 }
 
-// Satterthwaite df for each coefficient, as lmerTest::contest1D with L = e_j:
-//   df_j = 2 Var(beta_j)^2 / (g_j' A g_j),  A = 2 H^{-1}  (H: Hessian of D(theta, sigma)),
-//   g_j = d Var(beta_j) / d(theta, sigma)  (Kuznetsova, Brockhoff & Christensen 2017, eq. 7).
-std::vector<double> satterthwaite_df(const RemlProblem& prob, const RemlEvaluation& e, double sigma) {
-  const auto K = static_cast<Eigen::Index>(prob.factors());
-  const Eigen::Index p = e.C0.rows();
+// Covariance of the variance parameters (theta_1..theta_K, sigma) as lmerTest's vcov_varpar:
+// A = 2 H^{-1}, H the Hessian of D(theta, sigma) (inverse observed information on the
+// deviance scale). Empty when H is not positive definite (not a minimum).
+std::optional<Eigen::MatrixXd> varpar_covariance(const RemlProblem& prob, const Eigen::VectorXd& theta, double sigma) {
+  const auto K = theta.size();
   Eigen::VectorXd varpar(K + 1);
-  varpar << e.theta, sigma;
+  varpar << theta, sigma;
   const Eigen::MatrixXd H =
       hessian_from_gradient([&](const Eigen::VectorXd& v) { return prob.gradient_vp(v); }, varpar);
   const Eigen::LDLT<Eigen::MatrixXd> ldlt(H);
+  if (ldlt.info() != Eigen::Success || (ldlt.vectorD().array() <= 0.0).any()) return std::nullopt;
+  return Eigen::MatrixXd(2.0 * ldlt.solve(Eigen::MatrixXd::Identity(K + 1, K + 1)));
+}
+
+// Satterthwaite df for each coefficient, as lmerTest::contest1D with L = e_j:
+//   df_j = 2 Var(beta_j)^2 / (g_j' A g_j),  g_j = d Var(beta_j) / d(theta, sigma)
+// (Kuznetsova, Brockhoff & Christensen 2017, eq. 7; Satterthwaite 1946).
+std::vector<double> satterthwaite_df(const RemlProblem& prob, const RemlEvaluation& e, double sigma,
+                                     const Eigen::MatrixXd& A) {
+  const auto K = static_cast<Eigen::Index>(prob.factors());
+  const Eigen::Index p = e.C0.rows();
   std::vector<double> df(static_cast<std::size_t>(p), kNaN);
-  if (ldlt.info() != Eigen::Success || (ldlt.vectorD().array() <= 0.0).any()) return df;  // not a minimum
-  const Eigen::MatrixXd A = 2.0 * ldlt.solve(Eigen::MatrixXd::Identity(K + 1, K + 1));
   const double sigma2 = sigma * sigma;
   const Eigen::MatrixXd UC0 = e.U * e.C0;  // rows u_i' C0
   for (Eigen::Index j = 0; j < p; ++j) {
@@ -163,6 +172,39 @@ std::vector<double> satterthwaite_df(const RemlProblem& prob, const RemlEvaluati
     df[static_cast<std::size_t>(j)] = 2.0 * var * var / g.dot(A * g);
   }
   return df;
+}
+
+// statsmodels' printed "Group Var" Std.Err.: sqrt(scale) times the SE of psi_k = theta_k^2
+// from the inverse Hessian of the profiled criterion in psi (MixedLMResults.summary). The
+// Hessian in psi is taken by differences of the analytic slope a(psi) = d REMLcrit / d psi,
+// one-sided at psi = 0 so that boundary fits get a value too (as statsmodels prints one).
+std::vector<double> statsmodels_variance_se(const RemlProblem& prob, const Eigen::VectorXd& theta, double sigma) {
+  const auto K = theta.size();
+  const Eigen::VectorXd psi = theta.cwiseProduct(theta);
+  auto slope = [&](const Eigen::VectorXd& ps) {
+    return prob.slope_variance_ratio(prob.evaluate(ps.cwiseMax(0.0).cwiseSqrt(), true));
+  };
+  Eigen::MatrixXd H(K, K);
+  for (Eigen::Index j = 0; j < K; ++j) {
+    const double h = 1e-4 * std::max(psi[j], 1e-2);
+    Eigen::VectorXd up = psi, down = psi, up2 = psi;
+    if (psi[j] >= h) {
+      up[j] += h;
+      down[j] -= h;
+      H.col(j) = (slope(up) - slope(down)) / (2.0 * h);  // central
+    } else {
+      up[j] += h;
+      up2[j] += 2.0 * h;
+      H.col(j) = (-3.0 * slope(psi) + 4.0 * slope(up) - slope(up2)) / (2.0 * h);  // forward, O(h^2)
+    }
+  }
+  H = 0.5 * (H + H.transpose());
+  std::vector<double> se(static_cast<std::size_t>(K), kNaN);
+  const Eigen::LDLT<Eigen::MatrixXd> ldlt(H);
+  if (ldlt.info() != Eigen::Success || (ldlt.vectorD().array() <= 0.0).any()) return se;
+  const Eigen::MatrixXd cov_psi = 2.0 * ldlt.solve(Eigen::MatrixXd::Identity(K, K));  // REMLcrit = -2 llf
+  for (Eigen::Index k = 0; k < K; ++k) se[static_cast<std::size_t>(k)] = sigma * std::sqrt(cov_psi(k, k));
+  return se;
 }
 
 }  // namespace
@@ -199,12 +241,28 @@ LmmFit lmm_fit(const Design& design, const std::vector<CodedFactor>& groups, con
   fit.vcov = fit.residual_variance * e.C0;  // Var(beta-hat) = sigma^2 (X'W^{-1}X)^{-1}
   for (std::size_t k = 0; k < groups.size(); ++k) {
     const double th = opt.theta[static_cast<Eigen::Index>(k)];
-    fit.random.push_back({groups[k].name, groups[k].levels.size(), th * th * fit.residual_variance, th});
+    fit.random.push_back({groups[k].name, groups[k].levels.size(), th * th * fit.residual_variance, th, kNaN, kNaN});
   }
   fit.convergence = assess(prob, opt.theta, opt.iterations, groups, options);
 
-  const std::vector<double> df =
-      options.satterthwaite ? satterthwaite_df(prob, e, sigma) : std::vector<double>(prob.p(), kNaN);
+  std::vector<double> df(prob.p(), kNaN);
+  const auto A = varpar_covariance(prob, opt.theta, sigma);
+  if (A) {
+    if (options.satterthwaite) df = satterthwaite_df(prob, e, sigma, *A);
+    const auto K = opt.theta.size();
+    for (Eigen::Index k = 0; k < K; ++k) {
+      // delta method: sigma_k^2 = theta_k^2 sigma^2, gradient (2 theta_k sigma^2 e_k, 2 sigma theta_k^2)
+      Eigen::VectorXd g = Eigen::VectorXd::Zero(K + 1);
+      g[k] = 2.0 * opt.theta[k] * fit.residual_variance;
+      g[K] = 2.0 * sigma * opt.theta[k] * opt.theta[k];
+      // at a boundary the delta method would give 0: the Wald SE is meaningless there
+      fit.random[static_cast<std::size_t>(k)].se =
+          opt.theta[k] > options.boundary_tolerance ? std::sqrt(g.dot(*A * g)) : kNaN;
+    }
+    fit.residual_variance_se = 2.0 * sigma * std::sqrt((*A)(K, K));  // d sigma^2 / d sigma = 2 sigma
+  }
+  const auto se_sm = statsmodels_variance_se(prob, opt.theta, sigma);
+  for (std::size_t k = 0; k < se_sm.size(); ++k) fit.random[k].se_statsmodels = se_sm[k];
   const boost::math::normal_distribution<double> norm;
   for (std::size_t j = 0; j < prob.p(); ++j) {
     const auto jj = static_cast<Eigen::Index>(j);

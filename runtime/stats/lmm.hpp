@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -48,6 +49,13 @@ struct VarianceComponent {
   std::size_t levels = 0;   ///< number of groups observed
   double variance = 0.0;    ///< sigma_k^2 = theta_k^2 sigma^2
   double theta = 0.0;       ///< sigma_k / sigma, lme4's getME(fit, "theta")
+  /// Wald SE of `variance` by the delta method from lmerTest's vcov_varpar (2 H^{-1} in
+  /// (theta, sigma)); NaN at a boundary or when that Hessian is not positive definite.
+  double se = 0.0;
+  /// What statsmodels MixedLM's summary prints as "Group Var" Std.Err. (the MIRA paper's
+  /// Table 17): sqrt(sigma^2) x SE(theta_k^2). Not an SE of `variance` in its own units;
+  /// provided to reproduce published tables.
+  double se_statsmodels = 0.0;
 };
 
 enum class ConvergenceStatus {
@@ -74,6 +82,7 @@ struct LmmFit {
   std::vector<FixedEffect> fixed;
   std::vector<VarianceComponent> random;
   double residual_variance = 0.0;   ///< sigma^2 = r^2 / (n - p)
+  double residual_variance_se = std::numeric_limits<double>::quiet_NaN();  ///< Wald, delta method
   double reml_criterion = 0.0;      ///< lme4 REMLcrit (= deviance(fit, REML = TRUE))
   double log_likelihood = 0.0;      ///< -REMLcrit / 2, lme4's logLik(fit) for REML fits
   std::size_t n_obs = 0;

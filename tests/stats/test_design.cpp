@@ -196,6 +196,11 @@ TEST_CASE("lmm_fit: balanced one-way layout reproduces the ANOVA (method-of-mome
   CHECK(fit.fixed[0].estimate == doctest::Approx(grand).epsilon(1e-12));
   CHECK(fit.fixed[0].se == doctest::Approx(std::sqrt(msb / (G * m))).epsilon(1e-9));
   CHECK(fit.fixed[0].df == doctest::Approx(G - 1).epsilon(1e-7));
+  // SSB ~ (sigma^2 + m sigma_b^2) chi2_{G-1} and SSW ~ sigma^2 chi2_{N-G} independently, so
+  // Var(sigma_b^2) = 2 (MSB^2/(G-1) + MSW^2/(N-G)) / m^2 and Var(sigma^2) = 2 MSW^2 / (N-G)
+  const double N = G * m;
+  CHECK(fit.random[0].se == doctest::Approx(std::sqrt(2.0 * (msb * msb / (G - 1) + msw * msw / (N - G)) / (m * m))).epsilon(1e-7));
+  CHECK(fit.residual_variance_se == doctest::Approx(std::sqrt(2.0 * msw * msw / (N - G))).epsilon(1e-7));
 
   for (double& y : data.response) y = 3.0;  // constant response: nothing left to estimate
   CHECK(error_of([&] { lmm_fit(data, spec); }) ==

@@ -101,6 +101,16 @@ for (nm in names) {
     e <- replace(numeric(length(th)), k, h)
     (dev(th + e) - dev(pmax(th - e, 0))) / (h + min(h, th[k]))
   })
+  # Wald SEs of the variances by the delta method from lmerTest's vcov_varpar = 2 H^{-1} in
+  # (theta, sigma), H from numDeriv::hessian of devfun_vp
+  A <- fit@vcov_varpar
+  s <- sigma(fit)
+  K <- length(th)
+  gvar_se <- sapply(seq_len(K), function(k) {
+    g <- numeric(K + 1); g[k] <- 2 * th[k] * s^2; g[K + 1] <- 2 * s * th[k]^2
+    sqrt(drop(t(g) %*% A %*% g))
+  })
+  resid_se <- 2 * s * sqrt(A[K + 1, K + 1])
   out <- list(
     call = paste0("lmerTest::lmer(", f, ", REML = TRUE, control = lmerControl(optimizer = ",
                   "'polished_bobyqa')), then coef(summary(fit, ddf = 'Satterthwaite'))"),
@@ -115,6 +125,7 @@ for (nm in names) {
     groups = I(groups), group_variance = I(unname(gvar)),
     n_groups = I(unname(sapply(groups, function(g) nlevels(df[[g]])))),
     residual_variance = sigma(fit)^2, theta = I(unname(th)),
+    group_variance_se = I(unname(gvar_se)), residual_variance_se = resid_se,
     reml_criterion = unname(REMLcrit(fit)), logLik = as.numeric(logLik(fit)),
     nobs = nobs(fit), is_singular = isSingular(fit), messages = I(msgs),
     devfun_gradient = I(unname(grad)), fit_seconds = secs)

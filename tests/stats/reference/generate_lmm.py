@@ -116,6 +116,8 @@ def statsmodels_fit(ds):
             "estimate": res.fe_params.tolist(), "se": res.bse_fe.tolist(),
             "z": res.tvalues[: len(names)].tolist(), "p": res.pvalues[: len(names)].tolist(),
             "group_variance": float(res.cov_re.iloc[0, 0]), "residual_variance": float(res.scale),
+            # summary()'s "Group Var" Std.Err.: sqrt(scale) * bse of the variance parameter
+            "group_variance_se_printed": float(np.sqrt(res.scale) * res.bse.iloc[len(names)]),
             "llf": float(res.llf), "converged": bool(res.converged), "nobs": int(res.nobs),
             "warnings": sorted({str(w.message) for w in caught}), "fit_seconds": seconds}
 
