@@ -46,7 +46,8 @@ void Pacer::on_send(double now, double tokens) {
     // small delays do not accumulate into a lower rate; after an idle spell, restart from
     // now rather than bursting to catch up.
     double interval = 60.0 / limits_.rpm;
-    next_send_at_ = std::max(now - 0.5 * interval, next_send_at_) + interval;
+    bool on_schedule = next_send_at_ >= now - 0.5 * interval;
+    next_send_at_ = (on_schedule ? next_send_at_ : now) + interval;
   }
   if (limits_.tpm > 0) {
     refill(now);
