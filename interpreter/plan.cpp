@@ -34,15 +34,29 @@ class ProblemOnce {
 
 }  // namespace
 
-nlohmann::json canonical_request(const ModelCall& call) {
+namespace {
+
+nlohmann::json canonical_with(const ModelCall& call, nlohmann::json system_sha256) {
   nlohmann::json j;
   j["provider"] = call.provider;
   j["protocol"] = call.protocol == WireProtocol::anthropic_messages ? "anthropic_messages" : "openai_chat";
   j["model"] = call.model;
-  j["system"] = call.system ? nlohmann::json(*call.system) : nlohmann::json(nullptr);
+  j["system_sha256"] = std::move(system_sha256);
   j["user"] = call.user;
   j["params"] = call.params;
   return j;  // nlohmann::json keeps keys sorted, so dump() is canonical
+}
+
+std::string request_hash(const ModelCall& call, const nlohmann::json& system_sha256) {
+  return sha256_hex(canonical_with(call, system_sha256).dump());
+}
+
+}  // namespace
+
+nlohmann::json canonical_request(const ModelCall& call) {
+  // The system prompt enters by its own hash: arms share a long system prompt across
+  // thousands of requests, and hashing it once per request would dominate planning.
+  return canonical_with(call, call.system ? nlohmann::json(sha256_hex(*call.system)) : nlohmann::json(nullptr));
 }
 
 Plan build_plan(const Spec& spec, Diagnostics& diags) {
@@ -82,6 +96,10 @@ Plan build_plan(const Spec& spec, Diagnostics& diags) {
     }
   }
 
+  std::vector<nlohmann::json> system_hashes;
+  for (const auto& arm : spec.arms)
+    system_hashes.push_back(arm.system ? nlohmann::json(sha256_hex(*arm.system)) : nlohmann::json(nullptr));
+  plan.requests.reserve(plan.prompts.size() * spec.models.size() * spec.arms.size());
   for (std::size_t p = 0; p < plan.prompts.size(); ++p) {
     for (std::size_t m = 0; m < spec.models.size(); ++m) {
       const Model& model = spec.models[m];
@@ -100,7 +118,7 @@ Plan build_plan(const Spec& spec, Diagnostics& diags) {
         r.call.system = spec.arms[a].system;
         r.call.user = plan.prompts[p].text;
         r.call.params = model.params;
-        r.call.hash = sha256_hex(canonical_request(r.call).dump());
+        r.call.hash = request_hash(r.call, system_hashes[a]);
         plan.requests.push_back(std::move(r));
       }
     }

@@ -1,6 +1,5 @@
 // texts.cpp: the text of each factor level (inline, from a JSON document, or derived from
 // the rows of a data file) and the prompt declaration.
-#include <set>
 
 #include <fmt/format.h>
 
@@ -124,14 +123,13 @@ void derive_texts(const Spec& spec, TextTable& table, int level, const ast::Deri
       return;
     }
   }
+  bool any = false;
   for (std::size_t i = 0; i < width; ++i) {
-    if (!found[i]) {
-      diags.error(d.range, fmt::format("no row of '{}' matches the 'where'{}", d.source.path.value,
-                                       group_column.empty() ? "" : " for level '" + spec.factors[table.index_factor].levels[i].name.name + "'"));
-      continue;
-    }
+    if (!found[i]) continue;  // another entry may give this level's text; completeness is checked later
+    any = true;
     table.texts[level][i] = located_string(escape_braces(*found[i]), d.range);
   }
+  if (!any) diags.error(d.range, fmt::format("no row of '{}' matches the 'where'", d.source.path.value));
 }
 
 }  // namespace
@@ -204,7 +202,18 @@ void bind_texts(Spec& spec, const std::vector<const ast::Decl*>& decls, SourceMa
         }
       }
     }
-    std::set<int> inline_levels;
+    // Inline entries override what the JSON document gives, language by language, so a
+    // spec can add a language to texts it otherwise takes from a file.
+    std::vector<std::vector<bool>> given(factor.levels.size(), std::vector<bool>(width, false));
+    auto give = [&](int l, std::size_t i, ast::Expr expr, SourceRange where) {
+      if (given[l][i]) {
+        diags.error(where, fmt::format("level '{}' already has a text{}", factor.levels[l].name.name,
+                                       table.index_factor >= 0 ? " for '" + spec.factors[table.index_factor].levels[i].name.name + "'" : ""));
+        return;
+      }
+      given[l][i] = true;
+      table.texts[l][i] = std::move(expr);
+    };
     for (const auto& tl : t->levels) {
       int l = factor.level_index(tl.level.name);
       if (l < 0) {
@@ -212,19 +221,18 @@ void bind_texts(Spec& spec, const std::vector<const ast::Decl*>& decls, SourceMa
                                                     tl.level.name, factor.level_names()));
         continue;
       }
-      if (!inline_levels.insert(l).second) {
-        diags.error(tl.level.range, fmt::format("level '{}' has texts twice", tl.level.name));
-        continue;
-      }
-      table.texts[l].assign(width, std::nullopt);
       if (tl.derived) {
-        derive_texts(spec, table, l, *tl.derived, sources, diags);
+        TextTable derived = table;
+        for (auto& slot : derived.texts[l]) slot.reset();
+        derive_texts(spec, derived, l, *tl.derived, sources, diags);
+        for (std::size_t i = 0; i < width; ++i)
+          if (derived.texts[l][i]) give(l, i, *derived.texts[l][i], tl.level.range);
       } else if (tl.texts->all) {
-        for (auto& slot : table.texts[l]) slot = *tl.texts->all;
+        for (std::size_t i = 0; i < width; ++i) give(l, i, *tl.texts->all, tl.level.range);
       } else if (table.index_factor >= 0) {
         for (const auto& [key, expr] : tl.texts->by_level) {
           int i = spec.factors[table.index_factor].level_index(key.name);
-          if (i >= 0) table.texts[l][i] = expr;
+          if (i >= 0) give(l, static_cast<std::size_t>(i), expr, key.range);
         }
       }
     }
