@@ -84,13 +84,18 @@ Design build_design(const DataFrame& data, const std::vector<FixedTerm>& terms,
     std::vector<const CodedFactor*> fs;
     for (const auto& v : term) fs.push_back(&factors.at(v));
     std::vector<int> combo(fs.size(), 1);
-    bool any_level = std::all_of(fs.begin(), fs.end(), [](const CodedFactor* f) { return f->levels.size() > 1; });
     if (fs.empty()) {
       cols.push_back(Eigen::VectorXd::Ones(n));
       d.column_names.push_back("(Intercept)");
       continue;
     }
-    while (any_level) {
+    for (const CodedFactor* f : fs) {
+      if (f->levels.size() < 2) {  // a one-level variable gives its terms no column: say so
+        throw std::invalid_argument("build_design: variable '" + f->name + "' has a single level ('" +
+                                    f->levels.front() + "'), so its terms have no columns");
+      }
+    }
+    while (true) {
       Eigen::VectorXd x = Eigen::VectorXd::Ones(n);
       std::string label;
       for (std::size_t k = 0; k < fs.size(); ++k) {

@@ -96,6 +96,9 @@ TEST_CASE("build_design: aliased and all-zero columns are named, never dropped")
   CHECK(error_of([&] { build_design(data, {{}, {"a", "c"}}, levels); }) ==
         "build_design: column 'a=x1:c=z2' is all zero (no row has this level combination)");
   CHECK(error_of([&] { build_design(data, {{}, {"nope"}}, {}); }) == "code_factor: no column named 'nope'");
+  data.columns.push_back(CategoricalColumn{"lang", std::vector<std::string>(data.response.size(), "en")});
+  CHECK(error_of([&] { build_design(data, {{}, {"a"}, {"lang"}}, {}); }) ==
+        "build_design: variable 'lang' has a single level ('en'), so its terms have no columns");
   levels["a"] = LevelSpec{{"x1", "x2"}, ""};
   CHECK(error_of([&] { build_design(data, {{}, {"a"}}, levels); }) ==
         "code_factor: value 'x3' of 'a' is not among its declared levels");
