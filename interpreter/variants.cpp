@@ -247,7 +247,11 @@ void bind_variants(Spec& spec, const std::vector<const ast::Decl*>& decls, Sourc
           }
         }
       }
-      v.instructions[cell_key(spec, instruction_by, levels)] = per_level;
+      // Inline instructions add to (or override) those read from a file, language by language.
+      auto& slot = v.instructions[cell_key(spec, instruction_by, levels)];
+      if (slot.size() < per_level.size()) slot.resize(per_level.size());
+      for (std::size_t i = 0; i < per_level.size(); ++i)
+        if (!per_level[i].empty()) slot[i] = per_level[i];
     }
     if (vd->rewriter) {
       if (!spec.providers.count(vd->rewriter->preset.name))
