@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
 namespace mirac::stats::testing {
