@@ -28,7 +28,9 @@ RemlProblem::RemlProblem(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, con
   d_XtX = X.transpose() * X;  // X'X, O(n p^2) once
   d_Xty = X.transpose() * y;
   d_yty = y.squaredNorm();
-  d_ZtZ = Eigen::MatrixXd::Zero(q, q);
+  const bool crossed = groups.size() > 1;
+  d_counts = Eigen::VectorXd::Zero(q);
+  if (crossed) d_ZtZ = Eigen::MatrixXd::Zero(q, q);  // one factor: Z'Z is diagonal, keep the counts only
   d_ZtX = Eigen::MatrixXd::Zero(q, p);
   d_Zty = Eigen::VectorXd::Zero(q);
   std::vector<Eigen::Index> col(groups.size());
@@ -41,12 +43,15 @@ RemlProblem::RemlProblem(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, con
     for (std::size_t k = 0; k < groups.size(); ++k) {
       d_ZtX.row(col[k]) += X.row(i);  // Z'X: per-group column sums of X
       d_Zty[col[k]] += y[i];
-      for (std::size_t l = 0; l < groups.size(); ++l) d_ZtZ(col[k], col[l]) += 1.0;  // Z'Z: group counts
+      d_counts[col[k]] += 1.0;  // diag(Z'Z): group sizes
+      if (crossed) {
+        for (std::size_t l = 0; l < groups.size(); ++l) d_ZtZ(col[k], col[l]) += 1.0;  // Z'Z: cross-tabulation
+      }
     }
   }
   for (std::size_t k = 0; k < groups.size(); ++k) {
     for (Eigen::Index j = 0; j < d_size[k]; ++j) {
-      if (d_ZtZ(d_offset[k] + j, d_offset[k] + j) == 0.0) {
+      if (d_counts[d_offset[k] + j] == 0.0) {
         throw std::invalid_argument("RemlProblem: level '" + groups[k].levels[static_cast<std::size_t>(j)] +
                                     "' of '" + groups[k].name + "' has no rows");
       }
@@ -54,52 +59,92 @@ RemlProblem::RemlProblem(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, con
   }
 }
 
+namespace {
+
+// The random-effects half of an evaluation: everything that involves Z, for either layout.
+struct RandomPart {
+  double ldL2 = 0.0;
+  Eigen::MatrixXd RZX;       // L^{-1} Lambda' Z'X
+  Eigen::VectorXd cu;        // L^{-1} Lambda' Z'y
+  // with derivatives only:
+  Eigen::MatrixXd U;         // Z'W^{-1}X
+  Eigen::VectorXd ZtWy;      // Z'W^{-1}y
+  Eigen::VectorXd diagZtWZ;  // diag(Z'W^{-1}Z)
+};
+
+}  // namespace
+
 RemlEvaluation RemlProblem::evaluate(const Eigen::VectorXd& theta, bool derivatives) const {
   if (static_cast<std::size_t>(theta.size()) != factors()) {
     throw std::invalid_argument("RemlProblem::evaluate: theta has the wrong length");
   }
-  const Eigen::Index q = d_ZtZ.rows(), p = d_XtX.rows();
-  Eigen::VectorXd lambda(q);  // diagonal of Lambda_theta: theta_k repeated over factor k's groups
-  for (std::size_t k = 0; k < factors(); ++k) lambda.segment(d_offset[k], d_size[k]).setConstant(theta[static_cast<Eigen::Index>(k)]);
+  const Eigen::Index q = d_counts.size(), p = d_XtX.rows();
+  RandomPart z;
+  if (factors() == 1) {
+    // One grouping factor: Z'Z = diag(n_g), so L = diag(l_g) with l_g^2 = theta^2 n_g + 1 and
+    // every step is a row scaling: O(q p) instead of O(q^3).
+    const double th = theta[0];
+    const Eigen::ArrayXd l2 = th * th * d_counts.array() + 1.0;  // l_g^2
+    z.ldL2 = l2.log().sum();                                       // log|L|^2 = sum log l_g^2
+    const Eigen::ArrayXd scale = th / l2.sqrt();                   // theta / l_g
+    z.RZX = scale.matrix().asDiagonal() * d_ZtX;
+    z.cu = (scale * d_Zty.array()).matrix();
+    if (derivatives) {
+      // W^{-1} restricted to group g: Z_g'W^{-1} = Z_g' / l_g^2, since 1 - theta^2 n_g / l_g^2 = 1 / l_g^2
+      const Eigen::ArrayXd inv = l2.inverse();
+      z.U = inv.matrix().asDiagonal() * d_ZtX;
+      z.ZtWy = (inv * d_Zty.array()).matrix();
+      z.diagZtWZ = (inv * d_counts.array()).matrix();
+    }
+  } else {
+    Eigen::VectorXd lambda(q);  // diagonal of Lambda_theta: theta_k repeated over factor k's groups
+    for (std::size_t k = 0; k < factors(); ++k) {
+      lambda.segment(d_offset[k], d_size[k]).setConstant(theta[static_cast<Eigen::Index>(k)]);
+    }
+    // L L' = Lambda' Z'Z Lambda + I                                (eq. 18)
+    const Eigen::MatrixXd A = lambda.asDiagonal() * d_ZtZ * lambda.asDiagonal() + Eigen::MatrixXd::Identity(q, q);
+    const Eigen::LLT<Eigen::MatrixXd> cholL(A);
+    if (cholL.info() != Eigen::Success) throw std::runtime_error("RemlProblem::evaluate: Cholesky of L failed");
+    const auto L = cholL.matrixL();
+    z.ldL2 = 2.0 * cholL.matrixLLT().diagonal().array().log().sum();  // log|L|^2
+    // L R_ZX = Lambda' Z'X ; L c_u = Lambda' Z'y                    (eqs. 48-49)
+    z.RZX = L.solve(lambda.asDiagonal() * d_ZtX);
+    z.cu = L.solve(lambda.cwiseProduct(d_Zty));
+    if (derivatives) {
+      // W^{-1} = I - Z Lambda (L L')^{-1} Lambda' Z'. With T = L^{-1} Lambda Z'Z:
+      //   Z'W^{-1}Z = Z'Z - T'T,  Z'W^{-1}X = Z'X - T'R_ZX,  Z'W^{-1}y = Z'y - T'c_u
+      const Eigen::MatrixXd T = L.solve(lambda.asDiagonal() * d_ZtZ);
+      z.U = d_ZtX - T.transpose() * z.RZX;
+      z.ZtWy = d_Zty - T.transpose() * z.cu;
+      z.diagZtWZ = d_counts - T.colwise().squaredNorm().transpose();
+    }
+  }
 
   RemlEvaluation e;
   e.theta = theta;
-  // L L' = Lambda' Z'Z Lambda + I                                (eq. 18)
-  const Eigen::MatrixXd A = lambda.asDiagonal() * d_ZtZ * lambda.asDiagonal() + Eigen::MatrixXd::Identity(q, q);
-  const Eigen::LLT<Eigen::MatrixXd> cholL(A);
-  if (cholL.info() != Eigen::Success) throw std::runtime_error("RemlProblem::evaluate: Cholesky of L failed");
-  const auto L = cholL.matrixL();
-  e.ldL2 = 2.0 * cholL.matrixLLT().diagonal().array().log().sum();  // log|L|^2
-  // L R_ZX = Lambda' Z'X ; L c_u = Lambda' Z'y                    (eqs. 48-49)
-  const Eigen::MatrixXd RZX = L.solve(lambda.asDiagonal() * d_ZtX);
-  const Eigen::VectorXd cu = L.solve(lambda.cwiseProduct(d_Zty));
+  e.ldL2 = z.ldL2;
   // R_X'R_X = X'X - R_ZX'R_ZX = X'W^{-1}X (Woodbury)              (eq. 50)
-  const Eigen::MatrixXd XtWX = d_XtX - RZX.transpose() * RZX;
+  const Eigen::MatrixXd XtWX = d_XtX - z.RZX.transpose() * z.RZX;
   const Eigen::LLT<Eigen::MatrixXd> cholX(XtWX);
   if (cholX.info() != Eigen::Success) throw std::runtime_error("RemlProblem::evaluate: X'W^{-1}X is not positive definite");
   e.ldRX2 = 2.0 * cholX.matrixLLT().diagonal().array().log().sum();  // log|R_X|^2
   // R_X' c_beta = X'y - R_ZX' c_u ; R_X beta = c_beta, i.e. beta = (X'W^-1 X)^-1 X'W^-1 y
-  const Eigen::VectorXd XtWy = d_Xty - RZX.transpose() * cu;
+  const Eigen::VectorXd XtWy = d_Xty - z.RZX.transpose() * z.cu;
   e.beta = cholX.solve(XtWy);
   // r^2 = y'y - c_u'c_u - c_beta'c_beta, with c_beta'c_beta = (X'W^-1 y)' beta
-  e.pwrss = d_yty - cu.squaredNorm() - XtWy.dot(e.beta);
+  e.pwrss = d_yty - z.cu.squaredNorm() - XtWy.dot(e.beta);
   e.C0 = cholX.solve(Eigen::MatrixXd::Identity(p, p));
   if (!derivatives) return e;
 
-  // W^{-1} = I - Z Lambda (L L')^{-1} Lambda' Z'. With T = L^{-1} Lambda Z'Z:
-  //   Z'W^{-1}Z = Z'Z - T'T,  Z'W^{-1}X = Z'X - T'R_ZX,  Z'W^{-1}y = Z'y - T'c_u
-  const Eigen::MatrixXd T = L.solve(lambda.asDiagonal() * d_ZtZ);
-  e.U = d_ZtX - T.transpose() * RZX;
-  const Eigen::VectorXd ZtWy = d_Zty - T.transpose() * cu;
-  const Eigen::VectorXd ZtPy = ZtWy - e.U * e.beta;                 // Z'P y = Z'W^{-1}(y - X beta)
+  e.U = std::move(z.U);
+  const Eigen::VectorXd ZtPy = z.ZtWy - e.U * e.beta;  // Z'P y = Z'W^{-1}(y - X beta)
   const Eigen::MatrixXd UC0 = e.U * e.C0;
   e.tr_ZtPZ = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(factors()));
   e.ss_ZtPy = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(factors()));
   for (std::size_t k = 0; k < factors(); ++k) {
     const auto kk = static_cast<Eigen::Index>(k);
     for (Eigen::Index j = d_offset[k]; j < d_offset[k] + d_size[k]; ++j) {
-      // (Z'PZ)_jj = (Z'W^{-1}Z)_jj - u_j' C0 u_j
-      e.tr_ZtPZ[kk] += d_ZtZ(j, j) - T.col(j).squaredNorm() - UC0.row(j).dot(e.U.row(j));
+      e.tr_ZtPZ[kk] += z.diagZtWZ[j] - UC0.row(j).dot(e.U.row(j));  // (Z'PZ)_jj = (Z'W^-1 Z)_jj - u_j'C0 u_j
     }
     e.ss_ZtPy[kk] = ZtPy.segment(d_offset[k], d_size[k]).squaredNorm();
   }

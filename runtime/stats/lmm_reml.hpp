@@ -27,8 +27,9 @@ struct RemlEvaluation {
 };
 
 /// Cross-products of X, y and the indicator matrices Z_k, computed once (O(n p^2)), after
-/// which an evaluation costs O(q^3 + q^2 p + q p^2 + p^3) with q = total number of groups,
-/// independent of n. W = I + Z Lambda Lambda' Z' is the marginal covariance of y over sigma^2.
+/// which an evaluation costs O(q p^2 + p^3) for one grouping factor (Z'Z diagonal) and
+/// O(q^3 + q^2 p + q p^2 + p^3) for crossed factors, q = total number of groups; never O(n).
+/// W = I + Z Lambda Lambda' Z' is the marginal covariance of y over sigma^2.
 class RemlProblem {
  public:
   RemlProblem(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const std::vector<CodedFactor>& groups);
@@ -60,7 +61,8 @@ class RemlProblem {
   std::size_t d_n = 0;
   std::vector<Eigen::Index> d_offset;  ///< first column of Z_k within Z
   std::vector<Eigen::Index> d_size;    ///< number of groups of factor k
-  Eigen::MatrixXd d_ZtZ;               ///< q x q; diagonal blocks diagonal (group sizes)
+  Eigen::VectorXd d_counts;            ///< diag(Z'Z): group sizes
+  Eigen::MatrixXd d_ZtZ;               ///< q x q Z'Z, only for crossed factors (one factor: diagonal)
   Eigen::MatrixXd d_ZtX;               ///< q x p
   Eigen::VectorXd d_Zty;               ///< q
   Eigen::MatrixXd d_XtX;               ///< p x p
