@@ -17,7 +17,7 @@ suppressPackageStartupMessages({
 })
 
 dir <- "tests/stats/reference"
-names <- c("small", "boundary", "crossed", "mira")
+names <- c("small", "boundary", "crossed", "mira", "crossed_boundary")
 
 to_frame <- function(ds) {
   cols <- list()

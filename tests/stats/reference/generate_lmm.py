@@ -218,11 +218,49 @@ def make_crossed(rng):
                    "crossed random intercepts: 10 seeds x 6 skeletons x 2 x 2 = 240 rows, ~5% missing")
 
 
+def crossed_boundary_slope(ds):
+    """Slope of REMLcrit in theta_skeleton^2 at theta_skeleton = 0, theta_seed at the seed-only
+    REML optimum (statsmodels): > 0 means zero skeleton variance is the constrained optimum."""
+    import patsy
+    df = frame(ds).dropna()
+    X = np.asarray(patsy.dmatrix(formula(ds).split("~")[1], df))
+    y = df["y"].to_numpy()
+    res = smf.mixedlm(formula(ds), df, groups=df["seed"]).fit(reml=True)
+    psi = float(res.cov_re.iloc[0, 0] / res.scale)
+    Zs = np.eye(len(ds["levels"]["seed"]))[df["seed"].cat.codes.to_numpy()]
+    Zk = np.eye(len(ds["levels"]["skeleton"]))[df["skeleton"].cat.codes.to_numpy()]
+    Vinv = np.linalg.inv(np.eye(len(y)) + psi * Zs @ Zs.T)
+    XtVX = X.T @ Vinv @ X
+    P = Vinv - Vinv @ X @ np.linalg.solve(XtVX, X.T @ Vinv)
+    n, p = X.shape
+    return float(np.trace(Zk.T @ P @ Zk) - (n - p) * np.sum((Zk.T @ P @ y) ** 2) / (y @ P @ y))
+
+
+def make_crossed_boundary(rng):
+    levels = {"language": ["en", "zh"], "hls": ["high", "low"],
+              "seed": [f"s{i + 1:02d}" for i in range(10)], "skeleton": [f"k{i + 1}" for i in range(6)]}
+    codes = grid(seed=levels["seed"], skeleton=levels["skeleton"], language=levels["language"],
+                 hls=levels["hls"])
+    fixed = [[], ["language"], ["hls"]]
+    for attempt in range(100):  # skeleton variance 0 in truth; keep the first boundary draw
+        y = to_score(latent(codes, levels, rng, seed_sd=0.6, resid_sd=0.8))
+        ds = dataset("crossed_boundary", codes, levels, y, fixed, ["seed", "skeleton"],
+                     "crossed seed x skeleton, true skeleton variance 0; 240 rows")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            slope = crossed_boundary_slope(ds)
+        if slope > 1.0:
+            ds["note"] += f"; draw {attempt} (first whose REML slope in skeleton variance at 0 is > 1)"
+            ds["reml_slope_at_zero"] = slope
+            return ds
+    raise RuntimeError("no crossed boundary draw found")
+
+
 def main():
     rng = np.random.default_rng(20240607)
     versions = {"python": platform.python_version(), "numpy": np.__version__, "pandas": pd.__version__,
                 "scipy": scipy.__version__, "statsmodels": statsmodels.__version__}
-    for make in (make_small, make_boundary, make_crossed, make_mira):
+    for make in (make_small, make_boundary, make_crossed, make_mira, make_crossed_boundary):
         ds = make(rng)
         ds["generator"] = "/usr/bin/python3 tests/stats/reference/generate_lmm.py"
         ds["versions"] = versions
