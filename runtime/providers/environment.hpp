@@ -2,6 +2,7 @@
 // Behind an interface so tests never depend on (or leak) the real environment.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -48,8 +49,10 @@ struct MissingKey {
 };
 
 /// Every key_env the calls need that is unset, all at once, so a user fixes them in one go
-/// before anything is sent. Sorted by variable name.
-std::vector<MissingKey> missing_keys(const std::vector<ModelCall>& calls, const Environment& env);
+/// before anything is sent. Sorted by variable name. `include`, when given, selects the
+/// calls to consider (e.g. those not yet answered).
+std::vector<MissingKey> missing_keys(const std::vector<ModelCall>& calls, const Environment& env,
+                                     const std::function<bool(const ModelCall&)>& include = {});
 
 /// One message listing every missing key, e.g. for the CLI; empty when none is missing.
 std::string describe_missing_keys(const std::vector<MissingKey>& missing);

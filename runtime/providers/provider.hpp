@@ -28,6 +28,9 @@ nlohmann::json build_body(const ModelCall& call, std::vector<std::string>* notes
 /// Endpoint URL for a base URL: `<base>/chat/completions` or `<base>[/v1]/messages`.
 std::string endpoint_url(WireProtocol protocol, const std::string& base_url);
 
+/// Content-Type, auth and version headers. `api_key` may be empty: no auth header then.
+std::vector<HttpHeader> request_headers(WireProtocol protocol, const std::string& api_key);
+
 /// Full request. `api_key` may be empty (keyless local servers): no auth header then.
 ProviderRequest build_request(const ModelCall& call, const std::string& base_url,
                               const std::string& api_key);

@@ -154,18 +154,24 @@ std::string endpoint_url(WireProtocol protocol, const std::string& base_url) {
   return ends_with(base, "/v1") ? base + "/messages" : base + "/v1/messages";
 }
 
+std::vector<HttpHeader> request_headers(WireProtocol protocol, const std::string& api_key) {
+  std::vector<HttpHeader> h;
+  h.emplace_back("Content-Type", "application/json");
+  if (protocol == WireProtocol::openai_chat) {
+    if (!api_key.empty()) h.emplace_back("Authorization", "Bearer " + api_key);
+  } else {
+    if (!api_key.empty()) h.emplace_back("x-api-key", api_key);
+    h.emplace_back("anthropic-version", "2023-06-01");
+  }
+  return h;
+}
+
 ProviderRequest build_request(const ModelCall& call, const std::string& base_url,
                               const std::string& api_key) {
   ProviderRequest r;
   r.url = endpoint_url(call.protocol, base_url);
   r.body = build_body(call, &r.notes).dump();
-  r.headers.emplace_back("Content-Type", "application/json");
-  if (call.protocol == WireProtocol::openai_chat) {
-    if (!api_key.empty()) r.headers.emplace_back("Authorization", "Bearer " + api_key);
-  } else {
-    if (!api_key.empty()) r.headers.emplace_back("x-api-key", api_key);
-    r.headers.emplace_back("anthropic-version", "2023-06-01");
-  }
+  r.headers = request_headers(call.protocol, api_key);
   return r;
 }
 

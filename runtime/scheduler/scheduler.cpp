@@ -90,12 +90,16 @@ std::string Run::redact(std::string s) const {
 }
 
 bool Run::prepare() {
-  if (auto missing = missing_keys(calls_, ctx_.env); !missing.empty()) {
+  // Only what still has to be sent needs a key and a price: a resumed run whose
+  // remaining requests are all for one provider must not demand the others' keys.
+  auto done = store_.done_hashes();
+  auto to_send = [&done](const ModelCall& c) { return !done.count(c.hash); };
+  if (auto missing = missing_keys(calls_, ctx_.env, to_send); !missing.empty()) {
     sum_.fatal_error = describe_missing_keys(missing);
     return false;
   }
   if (opt_.budget_usd) {
-    if (auto unpriced = unpriced_models(calls_, opt_.prices); !unpriced.empty()) {
+    if (auto unpriced = unpriced_models(calls_, opt_.prices, to_send); !unpriced.empty()) {
       std::string list;
       for (const auto& m : unpriced) list += (list.empty() ? "" : ", ") + m;
       sum_.fatal_error = fmt::format(
@@ -103,7 +107,6 @@ bool Run::prepare() {
       return false;
     }
   }
-  auto done = store_.done_hashes();
   std::unordered_set<std::string> seen;
   std::unordered_map<std::string, std::size_t> provider_index;
   items_.reserve(calls_.size());
@@ -192,9 +195,8 @@ void Run::send(std::size_t idx, double now) {
       if (notes_seen_.insert(it.call->model + ": " + n).second) log(it.call->model + ": " + n);
   }
   // Headers are rebuilt per attempt so the key lives only in the request in flight.
-  ProviderRequest auth = build_request(*it.call, it.base_url, it.key ? *it.key : "");
-  HttpRequest r{it.url, std::move(auth.headers), it.body, opt_.request_timeout_s,
-                opt_.connect_timeout_s};
+  HttpRequest r{it.url, request_headers(it.call->protocol, it.key ? *it.key : ""), it.body,
+                opt_.request_timeout_s, opt_.connect_timeout_s};
   if (++it.attempts == 1) {
     ++sum_.sent;
     it.first_sent = now;
@@ -422,10 +424,11 @@ std::pair<double, double> estimate_tokens(const ModelCall& call, long long defau
 }
 
 std::vector<std::string> unpriced_models(const std::vector<ModelCall>& calls,
-                                         const std::map<std::string, ModelPrice>& prices) {
+                                         const std::map<std::string, ModelPrice>& prices,
+                                         const std::function<bool(const ModelCall&)>& include) {
   std::set<std::string> out;
   for (const auto& c : calls)
-    if (!c.key_env.empty() && !prices.count(c.model)) out.insert(c.model);
+    if (!c.key_env.empty() && !prices.count(c.model) && (!include || include(c))) out.insert(c.model);
   return {out.begin(), out.end()};
 }
 

@@ -92,6 +92,7 @@ std::pair<double, double> estimate_tokens(const ModelCall& call, long long defau
 
 /// Models of paid calls (with a key_env) that have no price in `prices`.
 std::vector<std::string> unpriced_models(const std::vector<ModelCall>& calls,
-                                         const std::map<std::string, ModelPrice>& prices);
+                                         const std::map<std::string, ModelPrice>& prices,
+                                         const std::function<bool(const ModelCall&)>& include = {});
 
 }  // namespace mirac

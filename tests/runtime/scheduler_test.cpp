@@ -278,3 +278,24 @@ TEST_CASE("retry policy: SDK formula, attempt and wait caps") {
   CHECK_FALSE(decide_retry(p, 1, 121.0, 0, 0).retry);
   CHECK_FALSE(decide_retry(p, 1, 10.0, 0, 895).retry);
 }
+
+TEST_CASE("scheduler: a resumed run needs keys only for what is left to send") {
+  Fixture f;
+  FakeHttp http(f.clock, [](const HttpRequest& r, int) {
+    if (r.url.find("/messages") != std::string::npos) {
+      HttpResponse ok;
+      ok.status = 200;
+      ok.body = R"({"content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}})";
+      return ok;
+    }
+    return ok_openai();
+  });
+  auto plan = calls(2);
+  auto claude = calls(2, "c", "anthropic");
+  plan.insert(plan.end(), claude.begin(), claude.end());
+  CHECK(f.run(plan, http).stored == 4);
+  f.env = MapEnvironment{};  // keys gone: nothing is left to send, so nothing is missing
+  auto s = f.run(plan, http);
+  CHECK(s.fatal_error.empty());
+  CHECK(s.skipped == 4);
+}

@@ -1,0 +1,89 @@
+// run_plan.cpp: production wiring of the scheduler, and its user-facing text.
+#include "runtime/scheduler/run_plan.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "runtime/http/curl_multi_client.hpp"
+
+namespace mirac {
+
+RunSummary run_plan(const std::vector<ModelCall>& calls, const std::filesystem::path& run_dir,
+                    const SchedulerOptions& options, const std::atomic<bool>& cancel,
+                    const RunHooks& hooks, std::uint64_t jitter_seed) {
+  std::string error;
+  auto store = Store::open(run_dir, error);
+  if (!store) {
+    RunSummary s;
+    s.fatal_error = error;
+    return s;
+  }
+  CurlMultiClient http;
+  SystemClock clock;
+  SeededRandom random(jitter_seed);
+  ProcessEnvironment env;
+  SchedulerContext ctx{clock, random, env, cancel, hooks.on_progress, hooks.log};
+  return execute(calls, *store, http, options, ctx);
+}
+
+std::string format_duration(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "?";
+  long s = std::lround(seconds);
+  if (s >= 3600) return fmt::format("{}h{:02}m", s / 3600, (s % 3600) / 60);
+  if (s >= 60) return fmt::format("{}m{:02}s", s / 60, s % 60);
+  return fmt::format("{}s", s);
+}
+
+namespace {
+
+std::string by_cause(const std::map<std::string, std::size_t>& m) {
+  std::string out;
+  for (const auto& [cause, n] : m) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", cause, n);
+  return out;
+}
+
+}  // namespace
+
+std::string format_progress(const Progress& p) {
+  double pct = p.total ? 100.0 * static_cast<double>(p.done) / static_cast<double>(p.total) : 100.0;
+  std::string s = fmt::format("{}/{} answered ({:.1f}%) | {:.1f}/s | ETA {} | ${:.2f}", p.done,
+                              p.total, pct, p.rate_per_s, p.eta_s < 0 ? "?" : format_duration(p.eta_s),
+                              p.spend_usd);
+  if (p.failed) s += fmt::format(" | {} failed", p.failed);
+  if (!p.errors_by_cause.empty()) s += " | errors: " + by_cause(p.errors_by_cause);
+  return s;
+}
+
+std::string format_progress_bar(const Progress& p, int width) {
+  int filled = p.total ? static_cast<int>(static_cast<double>(width) * static_cast<double>(p.done) /
+                                          static_cast<double>(p.total))
+                       : width;
+  filled = std::clamp(filled, 0, width);
+  return "[" + std::string(static_cast<std::size_t>(filled), '#') +
+         std::string(static_cast<std::size_t>(width - filled), '.') + "] " + format_progress(p);
+}
+
+std::string format_summary(const RunSummary& s) {
+  if (!s.fatal_error.empty() && s.sent == 0 && s.total == 0) return "error: " + s.fatal_error + "\n";
+  std::string out = fmt::format(
+      "{} requests: {} already answered, {} sent ({} attempts), {} answered now, {} failed\n", s.total,
+      s.skipped, s.sent, s.attempts, s.stored, s.failed);
+  if (!s.failed_by_cause.empty()) out += "failed by cause: " + by_cause(s.failed_by_cause) + "\n";
+  if (!s.not_sent.empty()) out += "not sent: " + by_cause(s.not_sent) + "\n";
+  out += fmt::format("spend this run: ${:.4f}", s.spend_usd);
+  if (s.estimated_spend_usd > 0) out += fmt::format(" (plan estimate at most ${:.4f})", s.estimated_spend_usd);
+  out += "\n";
+  if (s.cancelled) out += "cancelled: run again to send the rest\n";
+  for (const auto& m : s.messages) out += m + "\n";
+  if (!s.fatal_error.empty()) out += "error: " + s.fatal_error + "\n";
+  return out;
+}
+
+std::string format_status(const StatusReport& s) {
+  std::string out = fmt::format("done {}, failed {}", s.done, s.failed_total());
+  if (!s.failed.empty()) out += " (" + by_cause(s.failed) + ")";
+  return out + fmt::format(", pending {}", s.pending);
+}
+
+}  // namespace mirac

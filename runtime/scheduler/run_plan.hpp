@@ -1,0 +1,39 @@
+// run_plan.hpp: what the CLI calls for `mirac run`: opens the store in the run directory,
+// wires the real HTTP client, clock, jitter source and environment, and runs the
+// scheduler. Also the text the CLI prints for progress, summaries and status.
+#pragma once
+
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "runtime/scheduler/scheduler.hpp"
+
+namespace mirac {
+
+struct RunHooks {
+  std::function<void(const Progress&)> on_progress;  ///< every options.progress_interval_s
+  std::function<void(const std::string&)> log;       ///< notices (provider stops, notes)
+};
+
+/// Runs `calls` against `<run_dir>/store.sqlite`. A store that cannot be opened, missing
+/// keys or unpriced models under a budget come back as `fatal_error` with nothing sent.
+/// `jitter_seed` seeds the backoff jitter (record it with the run).
+RunSummary run_plan(const std::vector<ModelCall>& calls, const std::filesystem::path& run_dir,
+                    const SchedulerOptions& options, const std::atomic<bool>& cancel,
+                    const RunHooks& hooks = {}, std::uint64_t jitter_seed = 0);
+
+/// "1234/4320 answered (28.6%) | 12.3/s | ETA 4m10s | $1.23 | 2 failed | errors: rate_limited 3"
+std::string format_progress(const Progress& p);
+/// The same line behind a bar `[#####.....]` of `width` cells, for terminals.
+std::string format_progress_bar(const Progress& p, int width);
+/// The end-of-run report, several lines.
+std::string format_summary(const RunSummary& s);
+/// "done 4000, failed 12 (rate_limited 10, invalid_request 2), pending 308"
+std::string format_status(const StatusReport& s);
+/// Seconds as "4m10s", "1h02m", "12s".
+std::string format_duration(double seconds);
+
+}  // namespace mirac
