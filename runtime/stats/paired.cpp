@@ -1,6 +1,8 @@
 // paired.cpp: paired effect sizes and summaries.
 #include "runtime/stats/paired.hpp"
 
+#include "runtime/stats/multiple_testing.hpp"
+
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -75,6 +77,26 @@ PairedSummary paired_summary(std::span<const double> treatment, std::span<const 
     s.wilcoxon_defined = true;
   }
   return s;
+}
+
+std::vector<PairedComparison> paired_comparisons(const std::vector<PairedInput>& family) {
+  std::vector<PairedComparison> out;
+  std::vector<double> p;             // the BH family: defined tests only
+  std::vector<std::size_t> members;  // index into out of each p
+  for (const auto& in : family) {
+    PairedComparison c;
+    c.label = in.label;
+    c.summary = paired_summary(in.treatment, in.control);
+    c.q_value = std::numeric_limits<double>::quiet_NaN();
+    if (c.summary.wilcoxon_defined) {
+      p.push_back(c.summary.wilcoxon.p_value);
+      members.push_back(out.size());
+    }
+    out.push_back(std::move(c));
+  }
+  const auto q = benjamini_hochberg(p);
+  for (std::size_t i = 0; i < q.size(); ++i) out[members[i]].q_value = q[i];
+  return out;
 }
 
 JointChangeTable joint_changes(std::span<const double> treatment_a, std::span<const double> control_a,

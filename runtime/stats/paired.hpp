@@ -4,6 +4,8 @@
 #include <array>
 #include <cstddef>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "runtime/stats/nonparametric.hpp"
 
@@ -37,6 +39,25 @@ struct PairedSummary {
 
 /// Summary of paired vectors (treatment = e.g. mitigation, control = baseline).
 PairedSummary paired_summary(std::span<const double> treatment, std::span<const double> control);
+
+/// One paired comparison of a family, e.g. "English, condition A vs B" over matched prompts.
+struct PairedInput {
+  std::string label;
+  std::vector<double> treatment;
+  std::vector<double> control;
+};
+
+/// A family member's summary with its Benjamini-Hochberg q-value over the family.
+struct PairedComparison {
+  std::string label;
+  PairedSummary summary;
+  double q_value = 0.0;  ///< BH over the family's Wilcoxon p-values; NaN if the test is undefined
+};
+
+/// Paired summaries of every comparison, then BH (benjamini_hochberg) over the Wilcoxon
+/// p-values of those whose test is defined, as the MIRA paper's Table 5 (Sec. 4.4, 5.2).
+/// Comparisons whose differences are all zero get q = NaN and are not in the family.
+std::vector<PairedComparison> paired_comparisons(const std::vector<PairedInput>& family);
 
 /// Joint direction counts over two outcomes measured on the same pairs:
 /// counts[a][b] = #pairs whose change in outcome A is `a` and in outcome B is `b`,

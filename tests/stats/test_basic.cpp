@@ -121,6 +121,29 @@ TEST_CASE("paired summary, Cohen's d_z and joint change counts match numpy / sci
   CHECK(std::isnan(s.cohen_dz));
 }
 
+TEST_CASE("paired_comparisons: BH over a family of Wilcoxon tests (MIRA Table 5 shape)") {
+  // per comparison scipy.stats.wilcoxon(t, base).pvalue, then
+  // statsmodels multipletests(ps, method='fdr_bh')[1] over the family
+  const auto ref = load_reference("basic.json");
+  std::vector<PairedInput> family;
+  for (const auto& c : ref["paired_family"]) {
+    family.push_back({c["label"].get<std::string>(), doubles(c["treatment"]), doubles(c["control"])});
+  }
+  family.push_back({"all equal", {1, 2, 3}, {1, 2, 3}});  // undefined test: outside the family
+  const auto out = paired_comparisons(family);
+  REQUIRE(out.size() == 5);
+  for (std::size_t i = 0; i < 4; ++i) {
+    const auto& c = ref["paired_family"][i];
+    CAPTURE(out[i].label);
+    CHECK(out[i].label == c["label"].get<std::string>());
+    CHECK(close_rel(out[i].summary.wilcoxon.p_value, c["p"].get<double>(), kTol));
+    CHECK(close_rel(out[i].q_value, c["q"].get<double>(), kTol));
+    CHECK(close_rel(out[i].summary.mean_delta, c["mean_delta"].get<double>(), kTol));
+    CHECK(close_rel(out[i].summary.cohen_dz, c["cohen_dz"].get<double>(), kTol));
+  }
+  CHECK(std::isnan(out[4].q_value));
+}
+
 TEST_CASE("quantile_type7 matches numpy.quantile (method='linear')") {
   const auto ref = load_reference("basic.json");
   const auto& c = ref["quantile"];

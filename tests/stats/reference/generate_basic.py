@@ -164,6 +164,24 @@ def main():
                        "wilcoxon_statistic": float(wres.statistic), "joint": table.tolist()})
     out["paired"] = paired
 
+    # MIRA Table 5 shape: condition A and C against B, per language, 720 matched prompts each
+    family = []
+    for lang, shift in (("en", 0.12), ("zh", -0.03)):
+        base = rng.integers(1, 6, 720).astype(float)
+        for cond, extra in (("A", shift), ("C", shift / 2)):
+            t = np.clip(base + rng.integers(-1, 2, 720) * (rng.random(720) < 0.4)
+                        + (rng.random(720) < abs(extra)) * np.sign(extra), 1, 5)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                pv = float(st.wilcoxon(t, base).pvalue)
+            d = t - base
+            family.append({"label": f"{lang} {cond} vs B", "treatment": t.tolist(), "control": base.tolist(),
+                           "p": pv, "mean_delta": float(d.mean()), "cohen_dz": float(d.mean() / d.std(ddof=1))})
+    qs = multipletests([f["p"] for f in family], method="fdr_bh")[1]
+    for f, q in zip(family, qs):
+        f["q"] = float(q)
+    out["paired_family"] = family
+
     qv = rng.normal(size=37)
     out["quantile"] = {"values": qv.tolist(), "q": [0.0, 0.025, 0.5, 0.975, 1.0],
                        "expected": np.quantile(qv, [0.0, 0.025, 0.5, 0.975, 1.0]).tolist()}
