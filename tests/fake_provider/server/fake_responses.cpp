@@ -2,6 +2,7 @@
 // limit, scripted faults, and well-formed answers in each protocol's shape.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -19,13 +20,17 @@ double now_s() {
   return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
+/// Absolute UTC time `seconds` from now, as Anthropic sends resets (with milliseconds).
 std::string rfc3339_in(double seconds) {
-  std::time_t t = std::time(nullptr) + static_cast<std::time_t>(std::ceil(seconds));
+  using namespace std::chrono;
+  auto t = system_clock::now() + duration_cast<system_clock::duration>(duration<double>(seconds));
+  std::time_t whole = system_clock::to_time_t(t);
+  long ms = static_cast<long>(duration_cast<milliseconds>(t.time_since_epoch()).count() % 1000);
   std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+  gmtime_r(&whole, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  return std::string(buf) + "." + std::to_string(1000 + ms).substr(1) + "Z";
 }
 
 /// Parses `[[fake k=v k=v]]` out of the prompt.
@@ -75,7 +80,7 @@ FakeServer::Response FakeServer::respond(const Request& req) {
   std::size_t id;
   int receipt;
   bool over_limit = false;
-  double retry_in = 0, remaining = 1000;
+  double retry_in = 0, remaining = 1000, reset_in = 0;
   {
     std::lock_guard lock(mu_);
     id = ++next_id_;
@@ -96,6 +101,8 @@ FakeServer::Response FakeServer::respond(const Request& req) {
         window_.push_back(now);
       }
       remaining = opt_.rpm_limit - static_cast<double>(window_.size());
+      // When the window is full, the next slot frees as its oldest request ages out.
+      reset_in = window_.empty() ? 0 : std::max(0.0, window_.front() + opt_.rpm_window_s - now);
     }
   }
   std::string rid = "req_fake_" + std::to_string(id);
@@ -103,11 +110,11 @@ FakeServer::Response FakeServer::respond(const Request& req) {
   if (anthropic) {
     res.headers.emplace_back("anthropic-ratelimit-requests-limit", std::to_string(opt_.rpm_limit > 0 ? opt_.rpm_limit : 1000));
     res.headers.emplace_back("anthropic-ratelimit-requests-remaining", std::to_string(static_cast<long>(remaining)));
-    res.headers.emplace_back("anthropic-ratelimit-requests-reset", rfc3339_in(opt_.rpm_limit > 0 ? opt_.rpm_window_s : 60));
+    res.headers.emplace_back("anthropic-ratelimit-requests-reset", rfc3339_in(reset_in));
   } else {
     res.headers.emplace_back("x-ratelimit-limit-requests", std::to_string(opt_.rpm_limit > 0 ? opt_.rpm_limit : 1000));
     res.headers.emplace_back("x-ratelimit-remaining-requests", std::to_string(static_cast<long>(remaining)));
-    res.headers.emplace_back("x-ratelimit-reset-requests", "1s");
+    res.headers.emplace_back("x-ratelimit-reset-requests", std::to_string(reset_in) + "s");
     res.headers.emplace_back("x-ratelimit-limit-tokens", "1000000");
     res.headers.emplace_back("x-ratelimit-remaining-tokens", "999000");
     res.headers.emplace_back("x-ratelimit-reset-tokens", "6m0s");
