@@ -94,6 +94,23 @@ class ExprPrinter {
     return std::visit([&](const auto& n) { return node(n); }, e.node);
   }
 
+  /// The pieces of a left-associative chain `a op b op c` at the top of `e`: "a", "op b",
+  /// "op c", each printed as in the whole; one piece when `e` is not such a chain.
+  std::vector<std::string> chain(const ast::Expr& e) const {
+    const auto* b = std::get_if<ast::Binary>(&e.node);
+    int p = b ? binary_prec(b->op) : kPostfix;
+    if (!b || p == kCmp) return {print(e)};
+    std::vector<std::string> pieces;
+    const ast::Expr* left = &e;
+    for (const ast::Binary* cur = b; cur && binary_prec(cur->op) == p; cur = std::get_if<ast::Binary>(&left->node)) {
+      pieces.push_back(cur->op + " " + operand(*cur->rhs, p + 1));
+      left = &*cur->lhs;
+    }
+    pieces.push_back(operand(*left, p));
+    std::reverse(pieces.begin(), pieces.end());
+    return pieces;
+  }
+
  private:
   std::string operand(const ast::Expr& e, int min_prec) const {
     std::string s = print(e);
@@ -146,7 +163,11 @@ class Printer {
     int prev_kind = -1;
     bool prev_single = false;
     for (const ast::Decl& d : module_.decls) {
+      std::size_t before = next_comment_;
       std::string lead = capture([&] { flush(d.range.begin.byte); });
+      // A comment set apart by a blank line (a file header, a section title) stays apart.
+      if (next_comment_ > before && module_.comments[next_comment_ - 1].range.end.line + 1 < d.range.begin.line)
+        lead += '\n';
       std::string body = capture([&] { std::visit([&](const auto& n) { decl(n, d.range); }, d.node); });
       bool single = std::count(body.begin(), body.end(), '\n') == 1;
       int kind = static_cast<int>(d.node.index());
@@ -215,6 +236,25 @@ class Printer {
   // Expressions need the indentation in spaces for the lines of a `"""` block.
   std::string ex(const ast::Expr& e) const { return ExprPrinter(indent_ * 2).print(e); }
   std::string str(const ast::StringLit& s) const { return string_lit(s, indent_ * 2); }
+  // `head EXPR`; when too long and EXPR is an `or`/`and`/`+`/`++` chain, the chain breaks
+  // before its operators onto continuation lines (blanks may separate any two tokens).
+  void expr_line(const std::string& head, const ast::Expr& e, const std::string& tail = "") {
+    std::string flat = head + ex(e) + tail;
+    if (fits(flat) || flat.find('\n') != std::string::npos) return line(flat);
+    auto pieces = ExprPrinter(indent_ * 2 + 2).chain(e);
+    std::vector<std::string> lines{head + pieces[0]};
+    for (std::size_t i = 1; i < pieces.size(); ++i) {
+      std::size_t width = static_cast<std::size_t>(indent_ + (lines.size() > 1 ? 1 : 0)) * 2;
+      if (width + lines.back().size() + 1 + pieces[i].size() <= kWidth) lines.back() += " " + pieces[i];
+      else lines.push_back(pieces[i]);
+    }
+    lines.back() += tail;
+    line(lines[0]);
+    ++indent_;
+    for (std::size_t i = 1; i < lines.size(); ++i) line(lines[i]);
+    --indent_;
+  }
+
   static std::string column(const ast::Column& c) { return is_identifier(c.name) ? c.name : quote_string(c.name); }
   static std::string source(const ast::DataSource& s) { return s.format.name + "(" + quote_string(s.path.value) + ")"; }
   static std::string json_table(const ast::JsonTable& t) {
@@ -252,7 +292,7 @@ class Printer {
     for (const auto& p : b.props) {
       flush_at(p.range);
       if (p.block) block(p.key.name, *p.block);
-      else if (p.value) line(p.key.name + " " + ex(*p.value));
+      else if (p.value) expr_line(p.key.name + " ", *p.value);
     }
     close(&b.range);
   }
@@ -274,13 +314,15 @@ class Printer {
     return o.key.name + " " + join(o.values, ", ", [&](const auto& v) { return option_value(v); }) +
            (o.columns ? " " + columns(*o.columns) : "");
   }
-  // Options stay on one line only when each is a plain `key value`; commas and `vs`
-  // read better one option per line.
+  // Options stay on one line only when plain: no labels, `vs` or columns, and commas only
+  // in a lone option; otherwise they read better one per line.
   void options(const std::string& head, const std::vector<ast::AnalysisOption>& opts, const SourceRange& r) {
     if (opts.empty()) return line(head);
-    bool plain = std::all_of(opts.begin(), opts.end(), [](const ast::AnalysisOption& o) {
-      return o.values.size() == 1 && !o.values[0].label && !o.values[0].versus && !o.columns;
+    bool simple = std::all_of(opts.begin(), opts.end(), [](const ast::AnalysisOption& o) {
+      return !o.columns && std::none_of(o.values.begin(), o.values.end(), [](const auto& v) { return v.label || v.versus; });
     });
+    bool single_values = std::all_of(opts.begin(), opts.end(), [](const auto& o) { return o.values.size() == 1; });
+    bool plain = simple && (opts.size() == 1 || single_values);
     braced(
         head, opts, &r, [&](const auto& o) { return option(o); },
         [&](const auto& o) {
@@ -294,7 +336,7 @@ class Printer {
     open(head);
     for (const auto& f : fields) {
       flush_at(f.range);
-      line(field_path(f.target) + " = " + ex(f.value));
+      expr_line(field_path(f.target) + " = ", f.value);
     }
     close(&r);
   }
@@ -401,8 +443,17 @@ class Printer {
     for (const auto& l : d.levels) {
       flush_at(l.range);
       if (l.derived) {
-        line(l.level.name + " from " + source(l.derived->source) + " where " + ex(l.derived->where) + " select " +
-             ex(l.derived->select));
+        std::string where = "where " + ex(l.derived->where), select = "select " + ex(l.derived->select);
+        std::string head = l.level.name + " from " + source(l.derived->source);
+        if (fits(head + " " + where + " " + select)) {
+          line(head + " " + where + " " + select);
+        } else {  // one clause per line
+          line(head);
+          ++indent_;
+          expr_line("where ", l.derived->where);
+          expr_line("select ", l.derived->select);
+          --indent_;
+        }
       } else if (l.texts) {
         lang_texts(l.level.name, *l.texts);
       }
@@ -413,9 +464,9 @@ class Printer {
   void decl(const ast::PromptDecl& d, const SourceRange& r) {
     open("prompt");
     flush_at(d.id.range);
-    line("id " + ex(d.id));
+    expr_line("id ", d.id);
     flush_at(d.text.range);
-    line("text " + ex(d.text));
+    expr_line("text ", d.text);
     close(&r);
   }
 
@@ -476,10 +527,11 @@ class Printer {
 
   void decl(const ast::FlagDecl& d, const SourceRange&) {
     std::string head = "flag " + d.name.name + " = ";
-    if (d.pairings.empty()) return line(head + ex(d.when));
-    line(head + join(d.pairings, " | ", [](const ast::Pairing& p) {
-           return "pair(" + p.factor.name + ": " + p.a.name + " vs " + p.b.name + ")";
-         }) + " when " + ex(d.when));
+    if (d.pairings.empty()) return expr_line(head, d.when);
+    expr_line(head + join(d.pairings, " | ", [](const ast::Pairing& p) {
+                return "pair(" + p.factor.name + ": " + p.a.name + " vs " + p.b.name + ")";
+              }) + " when ",
+              d.when);
   }
 
   void decl(const ast::ContrastDecl& d, const SourceRange&) {
