@@ -166,6 +166,7 @@ void CurlMultiClient::submit(std::uint64_t tag, HttpRequest request) {
   curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
   curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
   curl_easy_setopt(e, CURLOPT_PRIVATE, t.get());
+  if (!options_.no_proxy.empty()) curl_easy_setopt(e, CURLOPT_NOPROXY, options_.no_proxy.c_str());
   curl_easy_setopt(e, CURLOPT_VERBOSE, 0L);  // verbose output would print the auth header
   CURLMcode rc = curl_multi_add_handle(static_cast<CURLM*>(multi_), e);
   if (rc != CURLM_OK) {

@@ -13,6 +13,9 @@ namespace mirac {
 struct CurlOptions {
   long max_total_connections = 256;  ///< cap on open connections (CURLMOPT_MAX_TOTAL_CONNECTIONS)
   std::size_t max_body_bytes = 64u << 20;  ///< larger responses fail as `other`
+  /// Hosts never sent through an http(s)_proxy from the environment. Loopback is always
+  /// direct so local servers (vLLM, Ollama, tests) work behind a corporate proxy.
+  std::string no_proxy = "localhost,127.0.0.1,::1";
 };
 
 class CurlMultiClient final : public HttpClient {

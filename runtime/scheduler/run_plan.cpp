@@ -19,10 +19,14 @@ RunSummary run_plan(const std::vector<ModelCall>& calls, const std::filesystem::
     s.fatal_error = error;
     return s;
   }
-  CurlMultiClient http;
+  ProcessEnvironment env;
+  CurlOptions curl;
+  // CURLOPT_NOPROXY replaces the NO_PROXY variable, so keep the user's list as well.
+  for (const char* var : {"NO_PROXY", "no_proxy"})
+    if (auto v = env.get(var)) curl.no_proxy += "," + *v;
+  CurlMultiClient http(curl);
   SystemClock clock;
   SeededRandom random(jitter_seed);
-  ProcessEnvironment env;
   SchedulerContext ctx{clock, random, env, cancel, hooks.on_progress, hooks.log};
   return execute(calls, *store, http, options, ctx);
 }

@@ -90,6 +90,10 @@ std::string Run::redact(std::string s) const {
 }
 
 bool Run::prepare() {
+  if (std::string error; !store_.lock_for_run(error)) {
+    sum_.fatal_error = error;
+    return false;
+  }
   // Only what still has to be sent needs a key and a price: a resumed run whose
   // remaining requests are all for one provider must not demand the others' keys.
   auto done = store_.done_hashes();

@@ -5,6 +5,12 @@
 
 #include <fmt/format.h>
 #include <sqlite3.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 namespace mirac {
 namespace {
@@ -140,7 +146,35 @@ std::unique_ptr<Store> Store::open(const std::filesystem::path& dir, std::string
   return s;
 }
 
-Store::~Store() = default;
+Store::~Store() {
+  if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the flock
+}
+
+bool Store::lock_for_run(std::string& error) {
+  if (lock_fd_ >= 0) return true;
+  auto lock_path = path_.parent_path() / "run.lock";
+  int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    error = fmt::format("cannot open {}: {}", lock_path.string(), std::strerror(errno));
+    return false;
+  }
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    char pid[32] = {0};
+    ssize_t n = ::pread(fd, pid, sizeof pid - 1, 0);
+    std::string holder = n > 0 ? std::string(pid, static_cast<size_t>(n)) : "?";
+    while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+    error = fmt::format("another mirac run (pid {}) is using {}; wait for it or use another run directory",
+                        holder, path_.parent_path().string());
+    ::close(fd);
+    return false;
+  }
+  std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
+    // The pid is only for the message above; the lock itself is held.
+  }
+  lock_fd_ = fd;
+  return true;
+}
 
 std::unordered_set<std::string> Store::done_hashes() {
   std::unordered_set<std::string> out;

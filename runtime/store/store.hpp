@@ -67,6 +67,11 @@ class Store {
 
   const std::filesystem::path& path() const { return path_; }
 
+  /// Takes the run lock (`<dir>/run.lock`, an flock the kernel drops if the process dies)
+  /// so two runs on one store cannot both send (and pay for) the same requests. Idempotent.
+  /// False with a message naming the holder's pid when another process holds it.
+  bool lock_for_run(std::string& error);
+
   /// Hashes with a stored successful answer (loaded once per run to skip them).
   std::unordered_set<std::string> done_hashes();
   bool is_done(const std::string& hash);
@@ -98,6 +103,7 @@ class Store {
   std::filesystem::path path_;
   std::string last_error_;
   bool in_batch_ = false;
+  int lock_fd_ = -1;
 };
 
 }  // namespace mirac

@@ -110,3 +110,18 @@ TEST_CASE("store: a clear message when the directory cannot be created") {
   CHECK_FALSE(Store::open(dir.path / "file" / "run", error));
   CHECK(error.find("cannot create run directory") != std::string::npos);
 }
+
+TEST_CASE("store: one run at a time per store") {
+  test::TempDir dir;
+  std::string error;
+  auto first = Store::open(dir.path, error);
+  auto second = Store::open(dir.path, error);
+  REQUIRE(first);
+  REQUIRE(second);
+  CHECK(first->lock_for_run(error));
+  CHECK(first->lock_for_run(error));  // idempotent
+  CHECK_FALSE(second->lock_for_run(error));
+  CHECK(error.find("another mirac run (pid " + std::to_string(::getpid()) + ")") != std::string::npos);
+  first.reset();  // closing releases the lock
+  CHECK(second->lock_for_run(error));
+}
