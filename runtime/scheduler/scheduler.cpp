@@ -172,6 +172,9 @@ double Run::dispatch(double now) {
         break;
       }
       if (opt_.budget_usd && spent_ + reserved_ + it.est_cost > *opt_.budget_usd) {
+        // Requests in flight usually cost less than their worst-case estimate: wait for
+        // them before concluding that the budget is spent.
+        if (reserved_ > 1e-12) break;
         sum_.budget_exhausted = true;
         std::string m = fmt::format(
             "budget: stopped sending; spent ${:.4f} of ${:.2f}, the next request could cost up to ${:.4f}",

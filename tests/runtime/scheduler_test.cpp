@@ -299,3 +299,16 @@ TEST_CASE("scheduler: a resumed run needs keys only for what is left to send") {
   CHECK(s.fatal_error.empty());
   CHECK(s.skipped == 4);
 }
+
+TEST_CASE("scheduler: with requests in flight, the budget waits for their real cost") {
+  Fixture f;
+  f.options.provider_limits["openai"] = {4, 0, 0};
+  f.options.prices["gpt-4.1-mini"] = {1000.0, 1000.0};
+  f.options.budget_usd = 0.2;  // worst case $0.0805 each: only 2 fit at once, real cost $0.03
+  FakeHttp http(f.clock, [](const HttpRequest&, int) { return ok_openai(); });
+  auto s = f.run(calls(20), http);
+  CHECK(s.budget_exhausted);
+  CHECK(http.max_in_flight == 2);
+  CHECK(s.stored == 4);  // as many as sequential sending allows
+  CHECK(s.spend_usd <= 0.2);
+}
