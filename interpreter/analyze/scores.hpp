@@ -1,0 +1,44 @@
+// scores.hpp: the score table `mirac analyze` works on: one row per (seed, cell, model,
+// arm) answer with its rubric scores, read from a CSV file and validated against the spec.
+#pragma once
+
+#include <cmath>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "interpreter/data.hpp"
+#include "interpreter/spec.hpp"
+
+namespace mirac::analyze {
+
+/// One scored answer. Indices point into the spec; a score is NaN when it is N/A.
+struct ScoreRow {
+  int seed = -1;            ///< index into Spec::seeds
+  int model = -1;           ///< index into Spec::models
+  int arm = -1;             ///< index into Spec::arms
+  std::vector<int> levels;  ///< per factor of the spec (Spec::factors order)
+  std::vector<double> scores;  ///< per dimension of ScoreTable::dims
+  std::size_t line = 0;     ///< line in the scores file, for messages
+};
+
+struct ScoreTable {
+  std::string path;               ///< as given
+  std::vector<std::string> dims;  ///< the rubric's dimensions, in rubric order
+  std::vector<ScoreRow> rows;     ///< in file order
+  int dim_index(const std::string& name) const;
+};
+
+inline bool is_na(double score) { return std::isnan(score); }
+
+/// The dimensions analyze reads: those of the rubric the first judge applies, else of the
+/// first rubric.
+std::vector<std::string> score_dimensions(const Spec& spec);
+
+/// Reads a scores CSV (docs/results.md, "Scores file"). Every problem goes to `diags` at
+/// the offending row and column; returns nullopt when there was any.
+std::optional<ScoreTable> load_scores(const Spec& spec, const std::filesystem::path& path, SourceManager& sources,
+                                      Diagnostics& diags);
+
+}  // namespace mirac::analyze

@@ -1,0 +1,101 @@
+// wilcoxon.cpp: `wilcoxon(D3) { compare condition: A vs B ... }`: signed-rank tests on
+// matched answers within strata, with a multiple-testing adjustment over every test of
+// the analysis (the paper's Table 5).
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "interpreter/analyze/pairs.hpp"
+#include "interpreter/analyze/parts.hpp"
+
+namespace mirac::analyze {
+
+nlohmann::ordered_json run_wilcoxon(const Context& ctx, const ast::AnalysisDecl& a, Output& out) {
+  const Spec& spec = ctx.spec;
+  std::vector<std::size_t> rows = filter_rows(ctx, a.options);
+  std::vector<std::string> within = option_variables(find_option(a.options, "within"));
+  const auto* adjust_opt = find_option(a.options, "adjust");
+  std::string adjust = adjust_opt ? name_of(adjust_opt->values.at(0).value) : "bh";
+
+  struct Test {
+    nlohmann::ordered_json head;
+    std::vector<std::string> cells;
+    Matched matched;
+    std::size_t na = 0;
+  };
+  std::vector<Test> tests;
+  std::vector<stats::PairedInput> family;
+  for (const Comparison& cmp : comparisons_of(find_option(a.options, "compare"))) {
+    std::vector<std::string> keys = option_variables(find_option(a.options, "pairs"));
+    if (keys.empty()) keys = default_keys(spec, cmp.variable);
+    for (const Group& g : group_rows(spec, ctx.scores, rows, within)) {
+      Matched m = match_pairs(spec, ctx.scores, g.rows, cmp.variable, cmp.treatment, cmp.control, keys);
+      for (const auto& arg : a.args) {
+        std::string dim = name_of(arg);
+        PairedScores p = paired_scores(ctx.scores, m, ctx.scores.dim_index(dim));
+        Test t;
+        t.head = {{"compare", cmp.label()}, {"within", group_json(within, g)}, {"dimension", dim}};
+        t.cells = {cmp.label(), group_label(g), dim};
+        t.matched = m;
+        t.na = p.na;
+        tests.push_back(std::move(t));
+        family.push_back({cmp.label() + " | " + group_label(g) + " | " + dim, std::move(p.treatment), std::move(p.control)});
+      }
+    }
+  }
+
+  // A test needs two pairs; smaller ones are reported and kept out of the family.
+  std::vector<stats::PairedInput> testable;
+  std::vector<std::size_t> index;
+  for (std::size_t i = 0; i < family.size(); ++i)
+    if (family[i].treatment.size() >= 2) {
+      testable.push_back(family[i]);
+      index.push_back(i);
+    }
+  std::vector<stats::PairedComparison> results = stats::paired_comparisons(testable);
+  std::size_t m = 0;
+  for (const auto& r : results) m += r.summary.wilcoxon_defined ? 1 : 0;
+
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  std::vector<std::string> header = {"compare", "within", "dimension"};
+  header.insert(header.end(), kSummaryHeader.begin(), kSummaryHeader.end());
+  header.insert(header.end(), {"q", "duplicate_keys", "unmatched", "na"});
+  Table table{"wilcoxon_" + a.name.name, header, {}};
+  for (std::size_t i = 0, k = 0; i < tests.size(); ++i) {
+    Test& t = tests[i];
+    nlohmann::ordered_json j = t.head;
+    std::vector<std::string> cells = t.cells;
+    if (k < index.size() && index[k] == i) {
+      const stats::PairedComparison& r = results[k++];
+      double q = r.q_value;
+      if (adjust == "none" && r.summary.wilcoxon_defined) q = r.summary.wilcoxon.p_value;
+      if (adjust == "bonferroni" && r.summary.wilcoxon_defined)
+        q = std::min(1.0, r.summary.wilcoxon.p_value * static_cast<double>(m));
+      j.update(summary_json(r.summary));
+      j["q"] = json_number(q);
+      auto s = summary_cells(r.summary);
+      cells.insert(cells.end(), s.begin(), s.end());
+      cells.push_back(csv_number(q));
+    } else {
+      j["n"] = family[i].treatment.size();
+      j["error"] = "fewer than 2 pairs";
+      cells.push_back(std::to_string(family[i].treatment.size()));
+      cells.resize(3 + kSummaryHeader.size() + 1);
+    }
+    j["duplicate_keys"] = t.matched.duplicate_keys;
+    j["unmatched"] = t.matched.unmatched;
+    j["na"] = t.na;
+    for (auto n : {t.matched.duplicate_keys, t.matched.unmatched, t.na}) cells.push_back(std::to_string(n));
+    if (t.matched.duplicate_keys > 0)
+      ctx.diags.warning(a.name.range, fmt::format("analysis {}: {} pairing key{} with more than one answer on a side left "
+                                                  "out ({}); name every factor that varies in 'pairs'", a.name.name,
+                                                  t.matched.duplicate_keys, t.matched.duplicate_keys == 1 ? "" : "s",
+                                                  t.head["compare"].get<std::string>()));
+    list.push_back(std::move(j));
+    table.rows.push_back(std::move(cells));
+  }
+  out.tables.push_back(std::move(table));
+  return {{"name", a.name.name}, {"kind", "wilcoxon"}, {"adjust", adjust}, {"family_size", m}, {"tests", list}};
+}
+
+}  // namespace mirac::analyze
