@@ -163,6 +163,8 @@ TEST_CASE("e2e: every scripted fault through the real client") {
   CHECK(len->truncated);
   CHECK(len->finish_reason == "length");
   CHECK(e.store->answer("c19")->finish_reason == "max_tokens");
+  CHECK(e.store->answer("c19")->provider_request_id.rfind("req_fake_", 0) == 0);  // request-id header
+  CHECK(e.store->answer("c19")->returned_model == "claude-sonnet-4-5-20990101");
   CHECK(e.store->answer("c19")->truncated);
   auto ok = e.store->answer("c17");
   CHECK(ok->returned_model == "gpt-4.1-mini-2099-01-01");
