@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli/analyze_command.hpp"
 #include "interpreter/driver.hpp"
 #include "interpreter/format.hpp"
 #include "interpreter/modules.hpp"
@@ -29,6 +30,10 @@ struct Options {
   bool json = false;
   bool in_place = false;
   bool check_only = false;
+  std::string scores;
+  std::string out_dir;
+  int resamples = 2000;
+  std::uint64_t seed = 20260101;
 };
 
 CheckOptions check_options(const Options& o) {
@@ -170,6 +175,14 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   plan->add_option("--show", o.show, "print the whole plan (prompts, requests, judge tasks) as JSON")
       ->check(CLI::IsMember({"plan"}));
 
+  CLI::App* analyze = app.add_subcommand("analyze", "compute means, contrasts, flags and analyses from scores");
+  add_spec(analyze);
+  add_data(analyze);
+  analyze->add_option("--scores", o.scores, "scores CSV (seed, model, arm, one column per factor and per dimension)");
+  analyze->add_option("--out", o.out_dir, "output directory (default: results)");
+  analyze->add_option("--resamples", o.resamples, "bootstrap resamples per contrast interval (default 2000)");
+  analyze->add_option("--seed", o.seed, "bootstrap seed (default 20260101)");
+
   std::vector<std::string> storage = {"mirac"};
   storage.insert(storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -185,6 +198,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     if (fmt_cmd->parsed()) return cmd_fmt(o, out, err);
     if (prompts->parsed()) return cmd_prompts(o, out, err);
     if (plan->parsed()) return cmd_plan(o, out, err);
+    if (analyze->parsed()) return cmd_analyze(o.spec, o.data, o.scores, o.out_dir, o.resamples, o.seed, out, err);
   } catch (const std::exception& e) {
     // A crash on any input is a bug; say so plainly rather than abort.
     err << "mirac: internal error: " << e.what() << "\nplease report this with the spec that caused it\n";

@@ -14,12 +14,12 @@ inline constexpr const char* error_message = nullptr;
   inline constexpr const char* error_message<rule> = text
 
 // clang-format off
-MIRAC_ERROR(block_comment_body, "unterminated block comment: '*/' expected");
+MIRAC_ERROR(unterminated_block_comment, "unterminated block comment: no '*/' closes this '/*'");
 MIRAC_ERROR(hex_digits, "expected hexadecimal digits in '\\u{...}'");
 MIRAC_ERROR(one<'}'>, "expected '}'");
 MIRAC_ERROR(escape_char, "unknown escape sequence: use \\n, \\t, \\r, \\\", \\\\, \\0 or \\u{hex}");
-MIRAC_ERROR(string_body, "unterminated string: a \"...\" string ends on its own line (use \"\"\"...\"\"\" for text over several lines)");
-MIRAC_ERROR(long_string_body, "unterminated string: '\"\"\"' expected");
+MIRAC_ERROR(unterminated_string, "unterminated string: a \"...\" string ends on the line it starts (use \"\"\"...\"\"\" for text over several lines)");
+MIRAC_ERROR(unterminated_long_string, "unterminated string: no '\"\"\"' closes this one");
 MIRAC_ERROR(expr, "expected an expression");
 MIRAC_ERROR(rparen, "expected ')'");
 MIRAC_ERROR(rbracket, "expected ']'");
@@ -50,6 +50,7 @@ MIRAC_ERROR(ident, "expected a name");
 MIRAC_ERROR(lang_texts, "expected a text, or '{' with one text per language");
 MIRAC_ERROR(TAO_PEGTL_KEYWORD("at"), "expected 'at' and the path of the object in the JSON file");
 MIRAC_ERROR(TAO_PEGTL_KEYWORD("key"), "expected 'key'");
+MIRAC_ERROR(TAO_PEGTL_KEYWORD("on"), "expected 'on' and the column that holds the seed id");
 MIRAC_ERROR(TAO_PEGTL_KEYWORD("by"), "expected 'by' and the factors the variant depends on");
 MIRAC_ERROR(TAO_PEGTL_KEYWORD("id"), "expected 'id' and the prompt id template");
 MIRAC_ERROR(TAO_PEGTL_KEYWORD("text"), "expected 'text' and the prompt text expression");

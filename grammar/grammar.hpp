@@ -13,9 +13,12 @@ using namespace pegtl;
 // clang-format off
 
 // --- lexical ---------------------------------------------------------------------------
+// An unterminated comment or string is reported at its opening, not at the end of file.
 struct block_comment_body : until<string<'*', '/'>> {};
+struct unterminated_block_comment : success {};
 struct line_comment : seq<two<'/'>, until<eolf>> {};
-struct block_comment : seq<string<'/', '*'>, must<block_comment_body>> {};
+struct block_comment : sor<seq<string<'/', '*'>, block_comment_body>,
+                           seq<at<string<'/', '*'>>, raise<unterminated_block_comment>>> {};
 struct ws : star<sor<plus<space>, line_comment, block_comment>> {};
 
 struct kw_and : TAO_PEGTL_KEYWORD("and") {};
@@ -32,6 +35,16 @@ struct kw_vs : TAO_PEGTL_KEYWORD("vs") {};
 struct reserved : sor<kw_and, kw_or, kw_not, kw_if, kw_then, kw_else, kw_true, kw_false, kw_none, kw_vs> {};
 struct ident : seq<not_at<reserved>, identifier> {};
 
+// A declaration keyword at the beginning of a line starts a new declaration, so an
+// expression left unfinished on the line before does not swallow it as a name.
+struct declaration_keyword : sor<TAO_PEGTL_KEYWORD("audit"), TAO_PEGTL_KEYWORD("use"), TAO_PEGTL_KEYWORD("factor"),
+                                 TAO_PEGTL_KEYWORD("design"), TAO_PEGTL_KEYWORD("seeds"), TAO_PEGTL_KEYWORD("checklists"),
+                                 TAO_PEGTL_KEYWORD("variant"), TAO_PEGTL_KEYWORD("text"), TAO_PEGTL_KEYWORD("prompt"),
+                                 TAO_PEGTL_KEYWORD("provider"), TAO_PEGTL_KEYWORD("model"), TAO_PEGTL_KEYWORD("defaults"),
+                                 TAO_PEGTL_KEYWORD("arm"), TAO_PEGTL_KEYWORD("judge"), TAO_PEGTL_KEYWORD("rubric"),
+                                 TAO_PEGTL_KEYWORD("flag"), TAO_PEGTL_KEYWORD("contrast"), TAO_PEGTL_KEYWORD("analysis"),
+                                 TAO_PEGTL_KEYWORD("report")> {};
+
 // "..." with escapes \n \t \r \" \\ \u{hex}; placeholders {...} are kept for the template step.
 struct hex_digits : plus<xdigit> {};
 struct unicode_escape : seq<one<'u'>, one<'{'>, must<hex_digits>, must<one<'}'>>> {};
@@ -39,10 +52,12 @@ struct escape_char : sor<one<'n', 't', 'r', '"', '\\', '0'>, unicode_escape> {};
 struct escape : seq<one<'\\'>, must<escape_char>> {};
 struct string_char : sor<escape, utf8::not_one<'"', '\\', '\n', '\r'>> {};
 struct string_body : until<one<'"'>, string_char> {};
-struct quoted_string : seq<one<'"'>, must<string_body>> {};
+struct unterminated_string : success {};
+struct quoted_string : sor<seq<one<'"'>, string_body>, seq<at<one<'"'>, star<string_char>, eolf>, raise<unterminated_string>>> {};
 // """...""" spans lines; common indentation is removed (see docs/language.md).
 struct long_string_body : until<three<'"'>, utf8::any> {};
-struct long_string : seq<three<'"'>, must<long_string_body>> {};
+struct unterminated_long_string : success {};
+struct long_string : sor<seq<three<'"'>, long_string_body>, seq<at<three<'"'>>, raise<unterminated_long_string>>> {};
 struct string_lit : sor<long_string, quoted_string> {};
 
 struct number : seq<plus<digit>, opt<one<'.'>, plus<digit>>, opt<one<'e', 'E'>, opt<one<'+', '-'>>, plus<digit>>> {};
@@ -57,7 +72,7 @@ struct lbrace : one<'{'> {};
 
 struct arg_list : opt<expr, star<ws, one<','>, ws, must<expr>>> {};
 struct call : seq<ident, ws, lparen, ws, arg_list, ws, must<rparen>> {};
-struct name : ident {};
+struct name : seq<not_at<bol, declaration_keyword>, ident> {};
 struct list_lit : seq<one<'['>, ws, opt<expr, star<ws, one<','>, ws, not_at<rbracket>, must<expr>>, ws, opt<one<','>, ws>>, must<rbracket>> {};
 struct paren_expr : seq<lparen, ws, must<expr>, ws, must<rparen>> {};
 struct if_then : seq<expr> {};
@@ -140,11 +155,12 @@ struct factor_decl : seq<TAO_PEGTL_KEYWORD("factor"), ws, must<ident>, ws, must<
 // design f1 * f2 * ...
 struct design_decl : seq<TAO_PEGTL_KEYWORD("design"), ws, must<factor_product>> {};
 
-// seeds from csv("f") { field(.level)? = column (map { "a": "b" })? }  |  seeds { seed ID { f = v } }
+// seeds from csv("f") (join csv("g") on COLUMN)* { field(.level)? = column (map { "a": "b" })? }  |  seeds { seed ID { f = v } }
 struct map_entry : seq<string_lit, ws, must<one<':'>>, ws, must<string_lit>, opt<ws, one<','>>> {};
 struct value_map : seq<TAO_PEGTL_KEYWORD("map"), ws, must<lbrace>, ws, star<map_entry, ws>, must<rbrace>> {};
 struct field_mapping : seq<field_path, ws, must<one<'='>>, ws, must<column>, opt<ws, value_map>> {};
-struct seeds_from : seq<TAO_PEGTL_KEYWORD("from"), ws, must<data_source>, ws, must<lbrace>, ws, star<field_mapping, ws>, must<rbrace>> {};
+struct seeds_join : seq<TAO_PEGTL_KEYWORD("join"), ws, must<data_source>, ws, must<TAO_PEGTL_KEYWORD("on")>, ws, must<column>> {};
+struct seeds_from : seq<TAO_PEGTL_KEYWORD("from"), ws, must<data_source>, ws, star<seeds_join, ws>, must<lbrace>, ws, star<field_mapping, ws>, must<rbrace>> {};
 struct inline_seed : seq<TAO_PEGTL_KEYWORD("seed"), ws, must<seed_key>, ws, must<lbrace>, ws, star<field_value, ws>, must<rbrace>> {};
 struct seeds_inline : seq<lbrace, ws, star<inline_seed, ws>, must<rbrace>> {};
 struct seeds_body : sor<seeds_from, seeds_inline> {};

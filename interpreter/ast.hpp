@@ -192,8 +192,15 @@ struct InlineSeed {
   std::vector<FieldValue> fields;
   SourceRange range;
 };
+/// `join csv("more.csv") on seed_id`: more columns for the same seeds, matched by id.
+struct SeedJoin {
+  DataSource source;
+  Column key;
+  SourceRange range;
+};
 struct SeedsDecl {
   std::optional<DataSource> source;
+  std::vector<SeedJoin> joins;
   std::vector<FieldMapping> mappings;
   std::vector<InlineSeed> inline_seeds;
 };
@@ -253,7 +260,7 @@ struct VariantDecl {
   std::optional<JsonTable> instructions_from;
   std::vector<VariantInstruction> instructions;
   std::optional<RewriterSpec> rewriter;
-  std::optional<LockSpec> lock;
+  std::vector<LockSpec> locks;  ///< several lock files add up (e.g. one per added language)
   std::vector<VariantSeedTexts> seed_texts;
 };
 

@@ -60,6 +60,14 @@ std::vector<std::string> CellScope::names() const {
   return out;
 }
 
+std::string CellScope::missing_field(const Value& base, const std::string& field) const {
+  if (base.kind == Value::Kind::level && field == "text" && !spec_.text_for(base.factor)) {
+    const std::string& f = spec_.factors[base.factor].name;
+    return "factor '" + f + "' has no texts; add a 'text " + f + " { ... }' declaration";
+  }
+  return "";
+}
+
 std::vector<std::string> CellScope::field_names(const Value& base) const {
   if (base.kind == Value::Kind::level) return {"text", "label", "name"};
   if (base.kind == Value::Kind::object && base.object_kind == "seed") {

@@ -16,6 +16,7 @@ class CellScope : public Scope {
   std::optional<Value> field(const Value& base, const std::string& field) const override;
   std::vector<std::string> names() const override;
   std::vector<std::string> field_names(const Value& base) const override;
+  std::string missing_field(const Value& base, const std::string& field) const override;
 
  private:
   const Spec& spec_;

@@ -53,6 +53,10 @@ nlohmann::json block_json(const ast::Block& block, Diagnostics& diags) {
   nlohmann::json out = nlohmann::json::object();
   for (const auto& p : block.props) {
     if (out.contains(p.key.name)) diags.error(p.key.range, fmt::format("setting '{}' is given twice", p.key.name));
+    if (p.key.name == "key" || p.key.name == "api_key" || p.key.name == "apikey") {
+      diags.error(p.key.range, "a spec cannot hold an API key; keys come from the environment (see key_env)");
+      continue;
+    }
     if (p.block) {
       out[p.key.name] = block_json(*p.block, diags);
       continue;
@@ -198,11 +202,6 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
     if (s.contains("base_url") && s["base_url"].is_string()) provider.base_url = s["base_url"];
     else diags.error(p->name.range, fmt::format("provider '{}' needs a base_url", p->name.name));
     if (s.contains("key_env") && s["key_env"].is_string()) provider.key_env = s["key_env"];
-    for (const auto& prop : p->settings.props) {
-      if (prop.key.name == "key" || prop.key.name == "api_key") {
-        diags.error(prop.key.range, "a spec cannot hold an API key; name the environment variable with key_env");
-      }
-    }
     spec.providers[provider.name] = std::move(provider);
   }
   nlohmann::json defaults = nlohmann::json::object();

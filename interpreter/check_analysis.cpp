@@ -136,15 +136,18 @@ class Checker {
           continue;
         }
       } else {
-        for (std::size_t f = 0; f < spec_.factors.size(); ++f) {
+        bool ambiguous = false;
+        for (std::size_t f = 0; f < spec_.factors.size() && !ambiguous; ++f) {
           if (spec_.factors[f].level_index(item.level.name) < 0) continue;
           if (factor >= 0) {
             diags_.error(item.level.range, fmt::format("level '{}' is ambiguous: it belongs to '{}' and '{}'; write "
                                                        "factor={}", item.level.name, spec_.factors[factor].name,
                                                        spec_.factors[f].name, item.level.name));
+            ambiguous = true;
           }
           factor = static_cast<int>(f);
         }
+        if (ambiguous) continue;
         if (factor < 0) {
           diags_.error(item.level.range, with_suggestion(fmt::format("'{}' is not a level of any factor", item.level.name),
                                                          item.level.name, list(levels_)));
@@ -302,8 +305,10 @@ class Checker {
         {"spearman", {"by", "against", "where"}}};
     auto kind = kOptions.find(a.kind.name);
     if (kind == kOptions.end()) {
-      diags_.error(a.kind.range, with_suggestion(fmt::format("unknown analysis '{}'", a.kind.name), a.kind.name,
-                                                 {"lmm", "wilcoxon", "paired", "spearman"}));
+      std::string message = with_suggestion(fmt::format("unknown analysis '{}'", a.kind.name), a.kind.name,
+                                            {"lmm", "wilcoxon", "paired", "spearman"});
+      if (message.find("did you mean") == std::string::npos) message += "; analyses are lmm, wilcoxon, paired and spearman";
+      diags_.error(a.kind.range, message);
       return;
     }
     if (a.kind.name == "lmm") {
@@ -330,7 +335,8 @@ class Checker {
       }
     } else {
       if (a.formula) diags_.error(a.formula->range, fmt::format("{} takes dimensions, not a formula", a.kind.name));
-      if (a.args.empty()) diags_.error(a.kind.range, fmt::format("{} needs at least one rubric dimension", a.kind.name));
+      if (a.args.empty() && !a.formula)
+        diags_.error(a.kind.range, fmt::format("{} needs at least one rubric dimension", a.kind.name));
       for (const auto& arg : a.args) dim_arg(arg);
     }
     for (const auto& o : a.options) {
@@ -353,11 +359,12 @@ class Checker {
           diags_.error(v.range, "write 'reference factor: level'");
           continue;
         }
-        if (!factors_.count(v.label->name) && !seed_fields_.count(v.label->name) && v.label->name != "model") {
+        if (!factors_.count(v.label->name) && !seed_fields_.count(v.label->name) && v.label->name != "model" &&
+            v.label->name != "arm") {
           diags_.error(v.label->range, with_suggestion(fmt::format("unknown factor '{}'", v.label->name), v.label->name, list(factors_)));
           continue;
         }
-        if (factors_.count(v.label->name) || v.label->name == "model") level_of(v.label->name, v.value);
+        if (factors_.count(v.label->name) || v.label->name == "model" || v.label->name == "arm") level_of(v.label->name, v.value);
       }
     } else if (k == "compare") {
       std::string factor;

@@ -17,6 +17,15 @@ std::string json_text(const nlohmann::ordered_json& value) {
   return value.dump();
 }
 
+const nlohmann::ordered_json* row_value(const SourceManager& sources, const DataTable& table, const DataRow& row,
+                                        const std::string& column, Diagnostics& diags) {
+  auto it = row.fields.find(column);
+  if (it != row.fields.end()) return &*it;
+  diags.error(sources.range(row.file, row.line_begin, row.line_end),
+              fmt::format("row {} of '{}' has no column '{}'", row.row, table.path, column));
+  return nullptr;
+}
+
 SourceRange field_range(const SourceManager& sources, const DataRow& row, const std::string& column) {
   std::string_view record(sources.text(row.file).data() + row.line_begin, row.line_end - row.line_begin);
   std::string needle = "\"" + column + "\"";
@@ -47,6 +56,15 @@ SourceRange field_range(const SourceManager& sources, const DataRow& row, const 
 }
 
 namespace {
+
+// nlohmann's message without its exception id and its own (line-relative) position: the
+// diagnostic already says where.
+std::string json_error_text(const nlohmann::json::parse_error& e) {
+  std::string m = e.what();
+  std::size_t colon = m.find(": ", m.find("parse error"));
+  if (colon != std::string::npos) m = m.substr(colon + 2);
+  return m;
+}
 
 // RFC 4180 CSV: quoted fields may hold commas, quotes ("") and line breaks; CRLF or LF.
 bool parse_csv(DataTable& t, const std::string& text, const SourceManager& sources, Diagnostics& diags) {
@@ -149,7 +167,7 @@ bool parse_jsonl(DataTable& t, const std::string& text, const SourceManager& sou
         t.rows.push_back(std::move(row));
       } catch (const nlohmann::json::parse_error& e) {
         std::size_t at = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, line.size());
-        diags.error(sources.range(t.file, start + at, start + at), fmt::format("invalid JSON: {}", e.what()));
+        diags.error(sources.range(t.file, start + at, start + at), "invalid JSON: " + json_error_text(e));
         ok = false;
       } catch (const std::exception& e) {
         diags.error(sources.range(t.file, start, end), e.what());
@@ -195,7 +213,7 @@ std::optional<DataTable> read_table(const std::filesystem::path& path, const std
       ok = true;
     } catch (const nlohmann::json::parse_error& e) {
       std::size_t at = e.byte > 0 ? e.byte - 1 : 0;
-      diags.error(sources.range(t.file, at, at), fmt::format("invalid JSON: {}", e.what()));
+      diags.error(sources.range(t.file, at, at), "invalid JSON: " + json_error_text(e));
     }
   } else {
     diags.error(use_site, fmt::format("unknown data format '{}'; expected csv, jsonl or json", format));

@@ -31,6 +31,11 @@ struct DataTable {
   bool has_column(const std::string& name) const;
 };
 
+/// The value of `column` in `row`, or a diagnostic naming the row and nullptr when the
+/// row lacks it (JSONL rows need not all have the same keys).
+const nlohmann::ordered_json* row_value(const SourceManager& sources, const DataTable& table, const DataRow& row,
+                                        const std::string& column, Diagnostics& diags);
+
 /// Where a field of a row is, for diagnostics: the field's text when it can be found on
 /// the record's line, else the start of the record.
 SourceRange field_range(const SourceManager& sources, const DataRow& row, const std::string& column);

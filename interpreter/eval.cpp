@@ -205,6 +205,7 @@ Value evaluate(const ast::Expr& expr, const Scope& scope) {
         } else if constexpr (std::is_same_v<T, ast::Field>) {
           Value base = evaluate(*n.base, scope);
           if (auto v = scope.field(base, n.field.name)) return *v;
+          if (std::string why = scope.missing_field(base, n.field.name); !why.empty()) throw EvalError(n.field.range, why);
           std::string what = base.kind == Value::Kind::object ? base.object_kind : "'" + to_text(base) + "'";
           throw EvalError(n.field.range, with_suggestion(fmt::format("{} has no field '{}'", what, n.field.name),
                                                          n.field.name, scope.field_names(base)));
@@ -262,6 +263,11 @@ std::string expand_template(const std::string& text, SourceRange range, const Sc
                                                parts[k], scope.field_names(*previous)));
       }
       previous = value;
+    }
+    if (value->kind == Value::Kind::object) {
+      throw EvalError(range, fmt::format("placeholder '{{{}}}' names the {} itself; name one of its fields, such as {{{}.{}}}",
+                                         path, value->object_kind, path,
+                                         value->object_kind == "seed" ? "id" : "FIELD"));
     }
     out += to_text(*value);
     i = close;

@@ -53,6 +53,12 @@ class Scope {
   virtual std::optional<Value> field(const Value& base, const std::string& field) const;
   /// Names offered as "did you mean" suggestions.
   virtual std::vector<std::string> names() const { return {}; }
+  /// Why `base` has no field `field`, when the scope can say better than the default.
+  virtual std::string missing_field(const Value& base, const std::string& field) const {
+    (void)base;
+    (void)field;
+    return "";
+  }
   /// Field names of `base` offered as suggestions.
   virtual std::vector<std::string> field_names(const Value& base) const;
 };

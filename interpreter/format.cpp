@@ -360,7 +360,9 @@ class Printer {
 
   void decl(const ast::SeedsDecl& d, const SourceRange& r) {
     if (d.source) {
-      open("seeds from " + source(*d.source));
+      std::string joins;
+      for (const auto& j : d.joins) joins += " join " + source(j.source) + " on " + column(j.key);
+      open("seeds from " + source(*d.source) + joins);
       for (const auto& m : d.mappings) {
         flush_at(m.range);
         std::string head = field_path(m.target) + " = " + column(m.column);
@@ -420,9 +422,9 @@ class Printer {
       if (d.rewriter->settings) block(head, *d.rewriter->settings);
       else line(head);
     }
-    if (d.lock) {
-      flush_at(d.lock->range);
-      line("lock " + source(d.lock->source) + (d.lock->columns.empty() ? "" : " " + columns(d.lock->columns)));
+    for (const auto& lock : d.locks) {
+      flush_at(lock.range);
+      line("lock " + source(lock.source) + (lock.columns.empty() ? "" : " " + columns(lock.columns)));
     }
     for (const auto& s : d.seed_texts) {
       flush_at(s.range);
@@ -675,7 +677,8 @@ std::string d(const ast::SeedsDecl& s) {
     return sx("= " + d_field(m.target), {d_column(m.column), vm});
   });
   std::string seeds = join(s.inline_seeds, " ", [](const ast::InlineSeed& i) { return d_values("seed " + dx(i.id), i.fields); });
-  return sx("seeds", {opt(s.source, d_source), maps, seeds});
+  std::string joins = join(s.joins, " ", [](const ast::SeedJoin& j) { return sx("join", {d_source(j.source), j.key.name}); });
+  return sx("seeds", {opt(s.source, d_source), joins, maps, seeds});
 }
 std::string d(const ast::ChecklistsDecl& c) {
   std::string lists =
@@ -687,7 +690,7 @@ std::string d(const ast::VariantDecl& v) {
   std::string rw = opt(v.rewriter, [](const ast::RewriterSpec& r) {
     return sx("rewriter " + r.preset.name, {q(r.model), opt(r.settings, d_block)});
   });
-  std::string lock = opt(v.lock, [](const ast::LockSpec& l) { return sx("lock", {d_source(l.source), d_columns(l.columns)}); });
+  std::string lock = join(v.locks, " ", [](const ast::LockSpec& l) { return sx("lock", {d_source(l.source), d_columns(l.columns)}); });
   std::string seeds = join(v.seed_texts, " ", [](const ast::VariantSeedTexts& s) {
     return sx_list("seed " + dx(s.seed), s.texts, [](const auto& t) { return sx(d_cell(t.first), {dx(t.second)}); });
   });
@@ -715,7 +718,9 @@ std::string d(const ast::JudgeDecl& j) {
 std::string d_dim(const ast::DimDecl& x) {
   std::string anchors = join(x.anchors, " ", [](const ast::Anchor& a) { return sx("anchor", {dx(a.score), q(a.label), opt(a.text, q)}); });
   return sx("dim " + x.name.name,
-            {q(x.title), opt(x.description, q), anchors, opt(x.na_when, dx), opt(x.against, dx),
+            {q(x.title), opt(x.description, q), anchors,
+             opt(x.na_when, [](const ast::Expr& e) { return sx("na", {dx(e)}); }),
+             opt(x.against, [](const ast::Expr& e) { return sx("against", {dx(e)}); }),
              join(x.notes, " ", [](const auto& n) { return sx("note", {q(n)}); })});
 }
 std::string d(const ast::RubricDecl& r) {

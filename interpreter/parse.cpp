@@ -23,7 +23,7 @@ using control = pegtl::must_if<g::error_table>::control<Rule>;
 
 class Builder {
  public:
-  Builder(FileId file, const SourceManager& sources) : file_(file), sources_(sources) {}
+  Builder(FileId file, const SourceManager& sources, Diagnostics& diags) : file_(file), sources_(sources), diags_(diags) {}
 
   SourceRange range(const Node& n) const {
     std::size_t begin = n.begin().byte;
@@ -39,6 +39,18 @@ class Builder {
 
   ast::StringLit string(const Node& n) const {
     std::string written = text(n);
+    bool escapes = written.rfind("\"\"\"", 0) != 0;  // """ strings are raw
+    for (std::size_t at = written.find("\\u{"); escapes && at != std::string::npos; at = written.find("\\u{", at + 1)) {
+      if (at > 0 && written[at - 1] == '\\') continue;
+      std::size_t close = written.find('}', at);
+      std::size_t digits = close - at - 3;
+      unsigned long cp = digits <= 6 ? std::stoul(written.substr(at + 3, digits), nullptr, 16) : 0x110000;
+      if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+        std::size_t begin = n.begin().byte + at;
+        diags_.error(sources_.range(file_, begin, begin + close - at + 1),
+                     "'" + written.substr(at, close - at + 1) + "' is not a Unicode scalar value");
+      }
+    }
     return {decode_string_literal(written), written.rfind("\"\"\"", 0) == 0};
   }
 
@@ -325,6 +337,10 @@ class Builder {
       s.source = source(*n.children.at(0));
       for (std::size_t i = 1; i < n.children.size(); ++i) {
         const Node& m = *n.children[i];
+        if (m.is_type<g::seeds_join>()) {
+          s.joins.push_back({source(*m.children.at(0)), column(*m.children.at(1)), range(m)});
+          continue;
+        }
         ast::FieldMapping fm{field_path(*m.children.at(0)), column(*m.children.at(1)), {}, false, range(m)};
         if (m.children.size() > 2) {
           fm.has_map = true;
@@ -377,7 +393,7 @@ class Builder {
       } else if (item.is_type<g::lock>()) {
         ast::LockSpec l{source(*item.children.at(0)), {}, range(item)};
         if (item.children.size() > 1) l.columns = column_block(*item.children[1]);
-        v.lock = std::move(l);
+        v.locks.push_back(std::move(l));
       } else if (item.is_type<g::variant_seed>()) {
         ast::VariantSeedTexts st{seed_key(*item.children.at(0)), {}, range(item)};
         for (std::size_t k = 1; k < item.children.size(); ++k) {
@@ -490,6 +506,7 @@ class Builder {
  private:
   FileId file_;
   const SourceManager& sources_;
+  Diagnostics& diags_;
 };
 
 // Finds the innermost '{' still open between `from` and `to`, skipping strings and comments.
@@ -526,9 +543,13 @@ constexpr std::array<std::string_view, 19> kDeclarationKeywords = {
     "audit", "use", "factor", "design", "seeds", "checklists", "variant", "text", "prompt", "provider",
     "model", "defaults", "arm", "judge", "rubric", "flag", "contrast", "analysis", "report"};
 
-// The byte offset of the next line after `from` whose first word is a declaration keyword.
+// The byte offset of the next line whose first word is a declaration keyword: the line of
+// `from` itself when only blanks precede `from` on it, else a later one.
 std::size_t next_declaration(std::string_view text, std::size_t from) {
-  std::size_t pos = text.find('\n', from);
+  std::size_t line_start = text.rfind('\n', from == 0 ? 0 : from - 1);
+  line_start = line_start == std::string_view::npos || from == 0 ? 0 : line_start + 1;
+  bool blanks_before = text.substr(line_start, from - line_start).find_first_not_of(" \t\r") == std::string_view::npos;
+  std::size_t pos = blanks_before && line_start > 0 ? line_start - 1 : text.find('\n', from);
   while (pos != std::string_view::npos) {
     std::size_t line = pos + 1;
     for (auto kw : kDeclarationKeywords) {
@@ -653,7 +674,7 @@ ast::Module parse_module(FileId file, const SourceManager& sources, Diagnostics&
   module.comments = scan_comments(file, sources);
   const std::string& text = sources.text(file);
   const std::string& path = sources.path(file);
-  Builder builder(file, sources);
+  Builder builder(file, sources, diags);
 
   std::size_t offset = 0;
   // Skip leading blanks and comments (an unterminated comment is a syntax error).
@@ -678,6 +699,14 @@ ast::Module parse_module(FileId file, const SourceManager& sources, Diagnostics&
       offset = static_cast<std::size_t>(in.current() - text.data());
     } catch (const pegtl::parse_error& e) {
       std::size_t at = e.positions().front().byte;
+      std::size_t resume = next_declaration(text, at);
+      // A declaration cut short (the next line starts another one, or the file ends) is
+      // shown where it stops, after its last token, not at the start of what follows.
+      bool cut_short = at == text.size() || (resume == at && at > 0 && text[at - 1] == '\n');
+      if (std::size_t last = at == 0 ? std::string::npos : text.find_last_not_of(" \t\r\n", at - 1);
+          cut_short && last != std::string::npos && text.find('\n', last) < at) {
+        at = last + 1;
+      }
       std::string message(e.message());
       if (message == "expected '}'") {
         if (auto open = unclosed_brace(text, offset, at)) {
@@ -685,7 +714,7 @@ ast::Module parse_module(FileId file, const SourceManager& sources, Diagnostics&
         }
       }
       diags.error(sources.range(file, at, at), message);
-      offset = next_declaration(text, at);
+      offset = std::max(resume, offset + 1);
     }
     offset = skip_blanks(offset);
   }

@@ -1,5 +1,6 @@
 #include "interpreter/plan.hpp"
 
+#include <array>
 #include <map>
 #include <set>
 
@@ -63,7 +64,7 @@ Plan build_plan(const Spec& spec, Diagnostics& diags) {
   Plan plan;
   ProblemOnce problems(diags);
   if (!spec.prompt) {
-    if (!spec.factors.empty() || !spec.seeds.empty())
+    if (!spec.seeds.empty())
       diags.error_at(spec.spec_path.string(), "the spec has no 'prompt' declaration, so no prompt can be assembled");
     return plan;
   }
@@ -72,6 +73,8 @@ Plan build_plan(const Spec& spec, Diagnostics& diags) {
     return plan;
   }
   std::map<std::string, std::size_t> ids;
+  std::size_t duplicate_ids = 0;
+  std::array<std::string, 3> first_duplicate;
   std::vector<std::vector<int>> cells = cells_of(spec, spec.design);
   plan.prompts.reserve(spec.seeds.size() * cells.size());
   for (const auto& seed : spec.seeds) {
@@ -87,13 +90,18 @@ Plan build_plan(const Spec& spec, Diagnostics& diags) {
         continue;
       }
       if (auto [it, fresh] = ids.emplace(row.id, plan.prompts.size()); !fresh) {
-        EvalError e(spec.prompt->id.range, fmt::format("prompt id '{}' is produced twice", row.id));
-        problems.report(e, fmt::format("seed '{}' in cell {}; make the id template name every factor", seed.id,
-                                       cell_key(spec, spec.design, cell)));
+        if (duplicate_ids++ == 0) first_duplicate = {row.id, seed.id, cell_key(spec, spec.design, cell)};
         continue;
       }
       plan.prompts.push_back(std::move(row));
     }
+  }
+  if (duplicate_ids > 0) {
+    diags.error(spec.prompt->id.range, fmt::format("the prompt id template gives {} prompt{} an id already taken, "
+                                                   "first '{}' (seed '{}', cell {})", duplicate_ids,
+                                                   duplicate_ids == 1 ? "" : "s", first_duplicate[0],
+                                                   first_duplicate[1], first_duplicate[2]));
+    diags.note("name every factor of the design in the id template, e.g. \"{seed.id}_{language}_{hls}\"");
   }
 
   std::vector<nlohmann::json> system_hashes;

@@ -62,6 +62,7 @@ std::string seed_id_text(const ast::Expr& e, Diagnostics& diags) {
 // Registers a field name for the seed table, checking indexed fields agree on their factor.
 void add_seed_field(Spec& spec, const ast::FieldPath& path, Diagnostics& diags) {
   int index = path.level ? factor_of_level(spec, *path.level, diags) : -1;
+  if (path.level && index < 0) return;  // reported by factor_of_level
   for (auto& f : spec.seed_fields) {
     if (f.name != path.field.name) continue;
     if (f.index_factor != index) {
@@ -92,9 +93,62 @@ void check_indexed_fields_complete(const Spec& spec, const std::vector<ast::Fiel
   }
 }
 
+// Adds the columns of each joined file to the rows of `table`, matching `key` in the joined
+// file with the seed id column of `table`.
+bool join_tables(const Spec& spec, DataTable& table, const std::string& id_column, const ast::SeedsDecl& s,
+                 SourceManager& sources, Diagnostics& diags) {
+  bool ok = true;
+  for (const auto& join : s.joins) {
+    auto other = load(spec, join.source, sources, diags);
+    if (!other) {
+      ok = false;
+      continue;
+    }
+    if (!other->has_column(join.key.name)) {
+      diags.error(join.key.range, with_suggestion(fmt::format("column '{}' not found in '{}'", join.key.name, other->path),
+                                                  join.key.name, other->columns));
+      ok = false;
+      continue;
+    }
+    std::map<std::string, const DataRow*> by_id;
+    for (const auto& row : other->rows) {
+      const auto* key = row_value(sources, *other, row, join.key.name, diags);
+      if (!key) continue;
+      if (!by_id.emplace(json_text(*key), &row).second)
+        diags.error(field_range(sources, row, join.key.name), fmt::format("duplicate seed id '{}' in '{}'", json_text(*key), other->path));
+    }
+    std::set<std::string> matched;
+    for (auto& row : table.rows) {
+      auto id = row.fields.find(id_column);
+      if (id == row.fields.end()) continue;  // reported when the seed is read
+      auto hit = by_id.find(json_text(*id));
+      if (hit == by_id.end()) {
+        diags.error(field_range(sources, row, id_column), fmt::format("seed '{}' has no row in '{}' (joined on '{}')",
+                                                                      json_text(*id), other->path, join.key.name));
+        ok = false;
+        continue;
+      }
+      matched.insert(hit->first);
+      for (const auto& [column, value] : hit->second->fields.items())
+        if (!row.fields.contains(column)) row.fields[column] = value;
+    }
+    for (const auto& [id, row] : by_id) {
+      if (!matched.count(id))
+        diags.error(field_range(sources, *row, join.key.name), fmt::format("'{}' has a row for seed '{}', which '{}' does not have",
+                                                                           other->path, id, table.path));
+    }
+    for (const auto& column : other->columns)
+      if (!table.has_column(column)) table.columns.push_back(column);
+  }
+  return ok;
+}
+
 void bind_seed_rows(Spec& spec, const ast::SeedsDecl& s, SourceManager& sources, Diagnostics& diags) {
   auto table = load(spec, *s.source, sources, diags);
   if (!table) return;
+  for (const auto& m : s.mappings) {
+    if (m.target.field.name == "id" && !join_tables(spec, *table, m.column.name, s, sources, diags)) return;
+  }
   bool ok = true;
   std::vector<ast::FieldPath> paths;
   for (const auto& m : s.mappings) {
@@ -119,8 +173,10 @@ void bind_seed_rows(Spec& spec, const ast::SeedsDecl& s, SourceManager& sources,
   for (const auto& row : table->rows) {
     Seed seed;
     seed.raw = row.fields;
+    const auto* id_value = row_value(sources, *table, row, id_mapping->column.name, diags);
+    if (!id_value) continue;
     seed.range = field_range(sources, row, id_mapping->column.name);
-    seed.id = json_text(row.fields[id_mapping->column.name]);
+    seed.id = json_text(*id_value);
     if (seed.id.empty()) {
       diags.error(seed.range, fmt::format("row {} of '{}' has an empty seed id", row.row, table->path));
       continue;
@@ -132,7 +188,9 @@ void bind_seed_rows(Spec& spec, const ast::SeedsDecl& s, SourceManager& sources,
     }
     for (const auto& m : s.mappings) {
       if (m.target.field.name == "id") continue;
-      std::string value = json_text(row.fields[m.column.name]);
+      const auto* cell = row_value(sources, *table, row, m.column.name, diags);
+      if (!cell) continue;
+      std::string value = json_text(*cell);
       if (m.has_map) {
         auto hit = std::find_if(m.value_map.begin(), m.value_map.end(),
                                 [&](const ast::ValueMapEntry& e) { return e.from.value == value; });
@@ -157,7 +215,7 @@ void bind_inline_seeds(Spec& spec, const ast::SeedsDecl& s, Diagnostics& diags) 
   std::set<std::string> known;
   for (const auto& is : s.inline_seeds) {
     for (const auto& f : is.fields) {
-      if (known.insert(field_key(f.target)).second) {
+      if (f.target.field.name != "id" && known.insert(field_key(f.target)).second) {
         paths.push_back(f.target);
         add_seed_field(spec, f.target, diags);
       }
@@ -171,9 +229,14 @@ void bind_inline_seeds(Spec& spec, const ast::SeedsDecl& s, Diagnostics& diags) 
     seed.range = is.id.range;
     if (auto [it, fresh] = seen.emplace(seed.id, is.id.range); !fresh) {
       diags.error(is.id.range, fmt::format("duplicate seed id '{}'", seed.id));
+      diags.note(fmt::format("first defined at line {}", it->second.begin.line));
       continue;
     }
     for (const auto& f : is.fields) {
+      if (f.target.field.name == "id") {
+        diags.error(f.target.range, "'id' is the seed's key, written after 'seed'; it cannot be a field");
+        continue;
+      }
       nlohmann::ordered_json v = literal(f.value, diags);
       seed.fields[field_key(f.target)] = json_text(v);
       seed.raw[field_key(f.target)] = v;
@@ -196,7 +259,9 @@ void bind_checklists(Spec& spec, const ast::ChecklistsDecl& c, SourceManager& so
       return;
     }
     for (const auto& row : table->rows) {
-      std::string id = json_text(row.fields.at(c.key->name));
+      const auto* key = row_value(sources, *table, row, c.key->name, diags);
+      if (!key) continue;
+      std::string id = json_text(*key);
       SourceRange where = field_range(sources, row, c.key->name);
       if (!spec.find_seed(id)) {
         diags.error(where, fmt::format("checklist for seed '{}', which does not exist", id));

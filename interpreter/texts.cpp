@@ -1,6 +1,8 @@
 // texts.cpp: the text of each factor level (inline, from a JSON document, or derived from
 // the rows of a data file) and the prompt declaration.
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "interpreter/cell_scope.hpp"
@@ -89,16 +91,17 @@ int index_factor_of(const Spec& spec, const ast::TextDecl& t, const nlohmann::or
   return found;
 }
 
-void derive_texts(const Spec& spec, TextTable& table, int level, const ast::DerivedText& d, SourceManager& sources,
+// Returns false when it reported a problem (so the level's missing texts are not reported again).
+bool derive_texts(const Spec& spec, TextTable& table, int level, const ast::DerivedText& d, SourceManager& sources,
                   Diagnostics& diags) {
   auto rows = read_table(spec.data_root / d.source.path.value, d.source.path.value, d.source.format.name,
                          d.source.range, sources, diags);
-  if (!rows) return;
+  if (!rows) return false;
   std::string group_column = table.index_factor >= 0 ? spec.factors[table.index_factor].name : "";
   if (!group_column.empty() && !rows->has_column(group_column)) {
     diags.error(d.source.range, fmt::format("'{}' has no column '{}' to tell the texts of each level of '{}' apart",
                                             rows->path, group_column, group_column));
-    return;
+    return false;
   }
   std::size_t width = table.texts[level].size();
   std::vector<std::optional<std::string>> found(width);
@@ -115,12 +118,12 @@ void derive_texts(const Spec& spec, TextTable& table, int level, const ast::Deri
       if (found[index] && *found[index] != text) {
         diags.error(field_range(sources, row, group_column),
                     fmt::format("rows matching the 'where' of '{}' give different texts for the same level", d.source.path.value));
-        return;
+        return false;
       }
       found[index] = text;
     } catch (const EvalError& e) {
       diags.error(e.range, fmt::format("{} (on row {} of '{}')", e.what(), row.row, rows->path));
-      return;
+      return false;
     }
   }
   bool any = false;
@@ -130,6 +133,7 @@ void derive_texts(const Spec& spec, TextTable& table, int level, const ast::Deri
     table.texts[level][i] = located_string(escape_braces(*found[i]), d.range);
   }
   if (!any) diags.error(d.range, fmt::format("no row of '{}' matches the 'where'", d.source.path.value));
+  return any;
 }
 
 }  // namespace
@@ -157,17 +161,25 @@ void bind_texts(Spec& spec, const std::vector<const ast::Decl*>& decls, SourceMa
     // JSON source: the object at `at`, one entry per level under the key template.
     std::optional<DataTable> json;
     const nlohmann::ordered_json* json_levels = nullptr;
+    bool json_failed = false;                            // reported; levels it should give are not reported again
+    std::vector<bool> level_failed(factor.levels.size(), false);
     if (t->from) {
       json = read_table(spec.data_root / t->from->source.path.value, t->from->source.path.value,
                         t->from->source.format.name, t->from->source.range, sources, diags);
+      json_failed = !json;
       if (json) {
         json_levels = &json->rows[0].fields[""];
         for (std::size_t start = 0; !t->from->at.value.empty();) {
           std::size_t dot = t->from->at.value.find('.', start);
           std::string part = t->from->at.value.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
           if (!json_levels->is_object() || !json_levels->contains(part)) {
-            diags.error(t->from->range, fmt::format("'{}' has no object at '{}'", json->path, t->from->at.value));
+            std::vector<std::string> keys;
+            if (json_levels->is_object())
+              for (const auto& [k, v] : json_levels->items()) keys.push_back(k);
+            diags.error(t->from->range, with_suggestion(fmt::format("'{}' has no object at '{}'", json->path, t->from->at.value),
+                                                        part, keys));
             json_levels = nullptr;
+            json_failed = true;
             break;
           }
           json_levels = &(*json_levels)[part];
@@ -190,7 +202,16 @@ void bind_texts(Spec& spec, const std::vector<const ast::Decl*>& decls, SourceMa
           for (std::size_t pos; (pos = key.find(pattern)) != std::string::npos;) key.replace(pos, pattern.size(), value);
         }
         auto entry = json_levels->find(key);
-        if (entry == json_levels->end()) continue;  // may be given inline; checked below
+        if (entry == json_levels->end()) {
+          bool inline_level = std::any_of(t->levels.begin(), t->levels.end(),
+                                          [&](const ast::TextLevel& tl) { return tl.level.name == level.name.name; });
+          if (!inline_level) {
+            diags.error(t->from->range, fmt::format("'{}' has no key '{}' at '{}' for level '{}'", json->path, key,
+                                                    t->from->at.value, level.name.name));
+            level_failed[l] = true;
+          }
+          continue;
+        }
         for (std::size_t i = 0; i < width; ++i) {
           const nlohmann::ordered_json* text = &*entry;
           if (table.index_factor >= 0) {
@@ -224,7 +245,7 @@ void bind_texts(Spec& spec, const std::vector<const ast::Decl*>& decls, SourceMa
       if (tl.derived) {
         TextTable derived = table;
         for (auto& slot : derived.texts[l]) slot.reset();
-        derive_texts(spec, derived, l, *tl.derived, sources, diags);
+        if (!derive_texts(spec, derived, l, *tl.derived, sources, diags)) level_failed[l] = true;
         for (std::size_t i = 0; i < width; ++i)
           if (derived.texts[l][i]) give(l, i, *derived.texts[l][i], tl.level.range);
       } else if (tl.texts->all) {
@@ -237,6 +258,10 @@ void bind_texts(Spec& spec, const std::vector<const ast::Decl*>& decls, SourceMa
       }
     }
     for (std::size_t l = 0; l < factor.levels.size(); ++l) {
+      bool from_json = t->from && !std::any_of(t->levels.begin(), t->levels.end(), [&](const ast::TextLevel& tl) {
+        return tl.level.name == factor.levels[l].name.name;
+      });
+      if (level_failed[l] || (json_failed && from_json)) continue;
       for (std::size_t i = 0; i < width; ++i) {
         if (table.texts[l][i]) continue;
         SourceRange where = t->factor.range;

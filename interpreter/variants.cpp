@@ -86,6 +86,9 @@ void bind_lock(Spec& spec, Variant& v, const ast::LockSpec& lock, int index_fact
   if (!ok) return;
   (void)index_factor;
   for (const auto& row : table->rows) {
+    bool complete = true;
+    for (const auto& [role, column] : columns) complete = row_value(sources, *table, row, column.name, diags) && complete;
+    if (!complete) continue;
     std::string seed = json_text(row.fields.at(columns["seed"].name));
     if (!spec.find_seed(seed)) {
       diags.error(field_range(sources, row, columns["seed"].name),
@@ -109,7 +112,13 @@ void bind_lock(Spec& spec, Variant& v, const ast::LockSpec& lock, int index_fact
       levels[f] = l;
     }
     if (!row_ok) continue;
-    std::string text = json_text(row.fields.at(columns["text"].name));
+    const auto& text_value = row.fields.at(columns["text"].name);
+    if (!text_value.is_string()) {
+      diags.error(field_range(sources, row, columns["text"].name),
+                  fmt::format("a text in lock file '{}' must be a string, not {}", table->path, text_value.dump()));
+      continue;
+    }
+    std::string text = text_value.get<std::string>();
     auto key = std::make_pair(seed, cell_key(spec, v.by, levels));
     auto [it, fresh] = v.texts.emplace(key, text);
     if (!fresh && it->second != text) {
@@ -195,9 +204,7 @@ void bind_variants(Spec& spec, const std::vector<const ast::Decl*>& decls, Sourc
               for (const auto& level : spec.factors[index_factor].levels) {
                 auto t = it->find(level.name.name);
                 if (t == it->end() || !t->is_string()) {
-                  diags.error(jt.range, fmt::format("'{}' has no text for '{}' at '{}.{}'", table->path,
-                                                    level.name.name, jt.at.value, key));
-                  per_level.emplace_back();
+                  per_level.emplace_back();  // may come inline; completeness is checked below
                 } else {
                   per_level.push_back(t->get<std::string>());
                 }
@@ -253,12 +260,30 @@ void bind_variants(Spec& spec, const std::vector<const ast::Decl*>& decls, Sourc
       for (std::size_t i = 0; i < per_level.size(); ++i)
         if (!per_level[i].empty()) slot[i] = per_level[i];
     }
+    // Every instruction cell needs a text in every language (from the file or inline).
+    if (index_factor >= 0) {
+      SourceRange where = vd->instructions_from ? vd->instructions_from->range : vd->field.range;
+      for (const auto& [cell, texts] : v.instructions) {
+        for (std::size_t i = 0; i < spec.factors[index_factor].levels.size(); ++i) {
+          if (texts.size() == 1 && !texts[0].empty()) break;  // one instruction for every language
+          if (i >= texts.size() || texts[i].empty())
+            diags.error(where, fmt::format("the rewrite instruction of cell {} has no text for '{}'", cell,
+                                           spec.factors[index_factor].levels[i].name.name));
+        }
+      }
+    }
     if (vd->rewriter) {
-      if (!spec.providers.count(vd->rewriter->preset.name))
-        diags.error(vd->rewriter->preset.range, fmt::format("unknown provider '{}'", vd->rewriter->preset.name));
+      if (!spec.providers.count(vd->rewriter->preset.name)) {
+        std::vector<std::string> names;
+        for (const auto& [name, p] : spec.providers) names.push_back(name);
+        diags.error(vd->rewriter->preset.range,
+                    with_suggestion(fmt::format("unknown provider '{}'", vd->rewriter->preset.name), vd->rewriter->preset.name, names) +
+                        (names.empty() ? " (add 'use stdlib.providers')" : ""));
+      }
       v.rewriter = vd->rewriter;
     }
-    if (vd->lock) bind_lock(spec, v, *vd->lock, index_factor, sources, diags);
+    for (const auto& lock : vd->locks) bind_lock(spec, v, lock, index_factor, sources, diags);
+    std::set<std::pair<std::string, std::string>> inline_cells;
     for (const auto& st : vd->seed_texts) {
       std::string seed;
       if (const auto* s = std::get_if<ast::StringLit>(&st.seed.node)) seed = s->value;
@@ -289,28 +314,34 @@ void bind_variants(Spec& spec, const std::vector<const ast::Decl*>& decls, Sourc
         const auto* s = std::get_if<ast::StringLit>(&text.node);
         if (!s) diags.error(text.range, "a variant text must be a string");
         if (!cell_ok || !s) continue;
-        v.texts[{seed, cell_key(spec, v.by, levels)}] = s->value;
+        std::string key = cell_key(spec, v.by, levels);
+        if (!inline_cells.insert({seed, key}).second) {
+          diags.error(cell.range, fmt::format("seed '{}' already has a text in cell {}", seed, key));
+          continue;
+        }
+        v.texts[{seed, key}] = s->value;
       }
     }
-    if (!vd->lock && vd->seed_texts.empty()) {
+    if (vd->locks.empty() && vd->seed_texts.empty()) {
       diags.error(vd->field.range, fmt::format("variant '{}' has no texts yet: add a lock file (run 'mirac rewrite' to "
                                                "create one) or write the texts inline", v.field));
     } else {
       // Every seed needs a text in every cell; report the first few gaps by name.
       std::size_t missing = 0;
-      SourceRange where = vd->lock ? vd->lock->source.range : vd->field.range;
+      SourceRange where = vd->locks.empty() ? vd->field.range : vd->locks.back().source.range;
       for (const auto& seed : spec.seeds) {
         for (const auto& cell : cells_of(spec, v.by)) {
           std::string key = cell_key(spec, v.by, cell);
           if (v.texts.count({seed.id, key})) continue;
           if (++missing <= 5) {
             diags.error(where, fmt::format("{} has no text for seed '{}' in cell {}",
-                                           vd->lock ? "lock file '" + vd->lock->source.path.value + "'" : "variant '" + v.field + "'",
+                                           vd->locks.size() == 1 ? "lock file '" + vd->locks[0].source.path.value + "'"
+                                                                 : "variant '" + v.field + "'",
                                            seed.id, key));
           }
         }
       }
-      if (missing > 5) diags.error(where, fmt::format("... and {} more seed and cell combinations without a text", missing - 5));
+      if (missing > 5) diags.note(fmt::format("... and {} more seed and cell combinations without a text", missing - 5));
     }
     spec.variants.push_back(std::move(v));
   }

@@ -87,7 +87,7 @@ TEST_CASE("rubric") {
        "dim D1 \"Deflection\" { describe \"d\" 1 \"none\" 5 \"full\" \"refuses\" na when x == 5 against checklist.e note \"n\" } "
        "order D1 then D2, D3 }",
        "(rubric r (.. 1 5) high \"i\" (dim D1 \"Deflection\" \"d\" (anchor 1 \"none\") (anchor 5 \"full\" \"refuses\") "
-       "(== x 5) (. checklist e) (note \"n\")) (order (step D1) (step D2 D3)))"},
+       "(na (== x 5)) (against (. checklist e)) (note \"n\")) (order (step D1) (step D2 D3)))"},
       {"rubric empty {}", "(rubric empty)"},
   });
 }

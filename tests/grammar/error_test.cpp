@@ -69,7 +69,7 @@ TEST_CASE("syntax error messages") {
       {"contrast C = if a then b",
        "t.audit:1:25: error: expected 'else'\ncontrast C = if a then b\n                        ^\n1 error generated.\n"},
       {"/* never closed",
-       "t.audit:1:16: error: unterminated block comment: '*/' expected\n/* never closed\n               ^\n"
+       "t.audit:1:1: error: unterminated block comment: no '*/' closes this '/*'\n/* never closed\n^\n"
        "1 error generated.\n"},
       // Columns count code points; the caret line widens under wide characters.
       {"factor 语言 { zh }",

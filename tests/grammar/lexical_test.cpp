@@ -70,9 +70,9 @@ TEST_CASE("quoted strings and escapes") {
       {R"("\u{41")", err, 0, "1:7: expected '}'"},
       // Unterminated literals are reported where the scan stopped: the end of the line.
       {"\"abc", err, 0,
-       "1:5: unterminated string: a \"...\" string ends on its own line (use \"\"\"...\"\"\" for text over several lines)"},
+       "1:1: unterminated string: a \"...\" string ends on the line it starts (use \"\"\"...\"\"\" for text over several lines)"},
       {"\"ab\ncd\"", err, 0,
-       "1:4: unterminated string: a \"...\" string ends on its own line (use \"\"\"...\"\"\" for text over several lines)"},
+       "1:1: unterminated string: a \"...\" string ends on the line it starts (use \"\"\"...\"\"\" for text over several lines)"},
   });
 }
 
@@ -82,7 +82,7 @@ TEST_CASE("long strings") {
       {"\"\"\"\n  a\n  b\n  \"\"\" x", ok, 2},
       {"\"\"\"\"\"\"", ok},
       {"\"\"\"no \\n escapes \" or \"\" here\"\"\"", ok},
-      {"\"\"\"\nnever closed\n", err, 0, "3:1: unterminated string: '\"\"\"' expected"},
+      {"\"\"\"\nnever closed\n", err, 0, "1:1: unterminated string: no '\"\"\"' closes this one"},
   });
 }
 
@@ -118,7 +118,7 @@ TEST_CASE("comments and blanks") {
       {"// at end of file", ok},
       {"/* block */ /* another\n over lines */x", ok, 1},
       {"/* not /* nested */ */", ok, 2},
-      {"/* never closed", err, 0, "1:16: unterminated block comment: '*/' expected"},
+      {"/* never closed", err, 0, "1:1: unterminated block comment: no '*/' closes this '/*'"},
       {"/ x", ok, 3},
   });
 }
