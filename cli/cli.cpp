@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "cli/analyze_command.hpp"
+#include "cli/run_command.hpp"
 #include "interpreter/driver.hpp"
 #include "interpreter/format.hpp"
 #include "interpreter/modules.hpp"
@@ -183,6 +184,20 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   analyze->add_option("--resamples", o.resamples, "bootstrap resamples per contrast interval (default 2000)");
   analyze->add_option("--seed", o.seed, "bootstrap seed (default 20260101)");
 
+  RunCommandOptions r;
+  double budget = 0;
+  CLI::App* run = app.add_subcommand("run", "send the plan's requests to the providers; answers go to the run store");
+  CLI::App* status = app.add_subcommand("status", "what is done, failed and pending in the run store");
+  for (CLI::App* cmd : {run, status}) {
+    cmd->add_option("spec", r.spec, "the .audit spec file")->required();
+    cmd->add_option("--data", r.data, "data root for relative data paths");
+    cmd->add_option("--store", r.store, "run directory holding store.sqlite (default: runs/<spec name>)");
+  }
+  run->add_option("--only", r.only, "only requests matching key=value,... (factors, model, arm, seed)");
+  run->add_option("--limit", r.limit, "send at most N requests (a pilot)");
+  run->add_option("--concurrency", r.concurrency, "requests in flight per provider (overrides the provider's setting)");
+  CLI::Option* budget_option = run->add_option("--budget", budget, "stop sending before spending more than USD this run");
+
   std::vector<std::string> storage = {"mirac"};
   storage.insert(storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -198,6 +213,11 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     if (fmt_cmd->parsed()) return cmd_fmt(o, out, err);
     if (prompts->parsed()) return cmd_prompts(o, out, err);
     if (plan->parsed()) return cmd_plan(o, out, err);
+    if (run->parsed()) {
+      if (budget_option->count() > 0) r.budget_usd = budget;
+      return cmd_run(r, out, err);
+    }
+    if (status->parsed()) return cmd_status(r, out, err);
     if (analyze->parsed()) return cmd_analyze(o.spec, o.data, o.scores, o.out_dir, o.resamples, o.seed, out, err);
   } catch (const std::exception& e) {
     // A crash on any input is a bug; say so plainly rather than abort.

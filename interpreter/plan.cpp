@@ -126,6 +126,7 @@ Plan build_plan(const Spec& spec, Diagnostics& diags) {
         r.call.system = spec.arms[a].system;
         r.call.user = plan.prompts[p].text;
         r.call.params = model.params;
+        r.call.params.erase("price");  // what a model costs is not part of the request
         r.call.hash = request_hash(r.call, system_hashes[a]);
         plan.requests.push_back(std::move(r));
       }

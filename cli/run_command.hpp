@@ -1,0 +1,24 @@
+// run_command.hpp: `mirac run` and `mirac status`: the plan's requests against the
+// providers, through the durable store in the run directory.
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+namespace mirac {
+
+struct RunCommandOptions {
+  std::string spec;
+  std::string data;
+  std::string store;  ///< run directory; default runs/<spec name>
+  std::string only;   ///< key=value,... over factors, model, arm, seed
+  std::size_t limit = 0;
+  int concurrency = 0;  ///< per provider; 0: the provider's own setting
+  std::optional<double> budget_usd;
+};
+
+int cmd_run(const RunCommandOptions& o, std::ostream& out, std::ostream& err);
+int cmd_status(const RunCommandOptions& o, std::ostream& out, std::ostream& err);
+
+}  // namespace mirac

@@ -1,0 +1,137 @@
+// run_test.cpp: the real `mirac` binary against the loopback fake provider: a run, a rerun
+// that sends nothing, status, and a run killed with SIGKILL then resumed.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+#include <thread>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "fake_server.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Scratch {
+  fs::path dir;
+  explicit Scratch(const std::string& name) : dir(fs::temp_directory_path() / ("mirac_cli_" + name + "_" + std::to_string(getpid()))) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~Scratch() { fs::remove_all(dir); }
+};
+
+// A spec of `seeds` inline seeds x 2 tones, answered by one OpenAI-protocol model.
+std::string spec_text(int seeds) {
+  std::string s = "audit e2e { title \"end to end\" }\nuse stdlib.providers\nfactor tone { plain warm }\nseeds {\n";
+  for (int i = 0; i < seeds; ++i) s += "  seed q" + std::to_string(i) + " { question = \"Question number " + std::to_string(i) + "?\" }\n";
+  s += "}\ntext tone { plain \"\" warm \"Kindly: \" }\nprompt { id \"{seed.id}_{tone}\" text tone.text ++ seed.question }\n";
+  s += "model gpt = openai(\"gpt-test\") { max_tokens 64 }\n";
+  return s;
+}
+
+// Runs the mirac binary with `args` and the fake provider's address; returns the exit code.
+int run_mirac(const std::vector<std::string>& args, const std::string& base_url, std::string* output = nullptr,
+              pid_t* child_out = nullptr) {
+  const char* binary = std::getenv("MIRAC_BINARY");
+  REQUIRE(binary != nullptr);
+  fs::path log = fs::temp_directory_path() / ("mirac_cli_log_" + std::to_string(getpid()));
+  pid_t pid = fork();
+  if (pid == 0) {
+    setenv("OPENAI_BASE_URL", base_url.c_str(), 1);
+    setenv("OPENAI_API_KEY", "sk-test-e2e-secret", 1);
+    int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    std::vector<char*> argv{const_cast<char*>(binary)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(binary, argv.data());
+    _exit(127);
+  }
+  if (child_out) {
+    *child_out = pid;
+    return 0;
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (output) {
+    std::ifstream in(log);
+    std::stringstream s;
+    s << in.rdbuf();
+    *output = s.str();
+  }
+  fs::remove(log);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace
+
+TEST_CASE("mirac run stores every answer once; a rerun sends nothing") {
+  Scratch scratch("run");
+  std::ofstream(scratch.dir / "e2e.audit") << spec_text(5);
+  mirac::fake::FakeServerOptions options;
+  options.openai_key = "sk-test-e2e-secret";
+  mirac::fake::FakeServer server(options);
+  std::string error;
+  REQUIRE(server.start(error));
+  std::string spec = (scratch.dir / "e2e.audit").string(), store = (scratch.dir / "store").string();
+
+  std::string output;
+  CHECK(run_mirac({"run", spec, "--store", store}, server.base_url(), &output) == 0);
+  INFO(output);
+  CHECK(server.stats().answered == 10);
+  CHECK(run_mirac({"run", spec, "--store", store}, server.base_url(), &output) == 0);
+  CHECK(server.stats().requests == 10);  // content-addressed: nothing sent twice
+  CHECK(run_mirac({"status", spec, "--store", store}, server.base_url(), &output) == 0);
+  CHECK(output.find("done 10, failed 0, pending 0") != std::string::npos);
+  CHECK(run_mirac({"run", spec, "--store", store, "--only", "colour=red"}, server.base_url(), &output) == 2);
+
+  // The key never reaches the store.
+  for (const auto& entry : fs::directory_iterator(store)) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    CHECK(bytes.str().find("sk-test-e2e-secret") == std::string::npos);
+  }
+  server.stop();
+}
+
+TEST_CASE("a run killed with SIGKILL loses no stored answer and the rerun sends only what is missing") {
+  Scratch scratch("kill");
+  const int seeds = 60, total = 2 * seeds, concurrency = 4;
+  std::ofstream(scratch.dir / "e2e.audit") << spec_text(seeds);
+  mirac::fake::FakeServerOptions options;
+  options.latency_s = 0.05;
+  mirac::fake::FakeServer server(options);
+  std::string error;
+  REQUIRE(server.start(error));
+  std::string spec = (scratch.dir / "e2e.audit").string(), store = (scratch.dir / "store").string();
+  std::vector<std::string> args = {"run", spec, "--store", store, "--concurrency", std::to_string(concurrency)};
+
+  pid_t child = 0;
+  run_mirac(args, server.base_url(), nullptr, &child);
+  // Kill once some answers, but not all, have been served.
+  for (int i = 0; i < 400 && server.stats().answered < total / 3; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  kill(child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
+  std::size_t before = server.stats().requests;
+  CHECK(before < static_cast<std::size_t>(total));
+
+  std::string output;
+  CHECK(run_mirac(args, server.base_url(), &output) == 0);
+  INFO(output);
+  CHECK(run_mirac({"status", spec, "--store", store}, server.base_url(), &output) == 0);
+  CHECK(output.find("done 120, failed 0, pending 0") != std::string::npos);
+  // At most the requests in flight at the kill are sent again.
+  CHECK(server.stats().requests <= static_cast<std::size_t>(total + concurrency));
+  server.stop();
+}
