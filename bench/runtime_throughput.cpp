@@ -79,7 +79,7 @@ std::vector<ModelCall> make_calls(int n, int port, const std::string& tag) {
     c.provider = "local";
     c.base_url = fmt::format("http://127.0.0.1:{}/v1", port);
     c.model = "bench-model";
-    c.system = "You are a careful medical assistant. Answer briefly.";
+    c.system = std::make_shared<const std::string>("You are a careful medical assistant. Answer briefly.");
     c.user = fmt::format("Question {}: what is the usual adult dose of paracetamol, and when should "
                          "someone see a doctor instead of self-medicating?", i);
     c.params = {{"temperature", 0}, {"max_tokens", 256}};

@@ -105,8 +105,11 @@ Plan build_plan(const Spec& spec, Diagnostics& diags) {
   }
 
   std::vector<nlohmann::json> system_hashes;
-  for (const auto& arm : spec.arms)
+  std::vector<std::shared_ptr<const std::string>> systems;
+  for (const auto& arm : spec.arms) {
     system_hashes.push_back(arm.system ? nlohmann::json(sha256_hex(*arm.system)) : nlohmann::json(nullptr));
+    systems.push_back(arm.system ? std::make_shared<const std::string>(*arm.system) : nullptr);
+  }
   plan.requests.reserve(plan.prompts.size() * spec.models.size() * spec.arms.size());
   for (std::size_t p = 0; p < plan.prompts.size(); ++p) {
     for (std::size_t m = 0; m < spec.models.size(); ++m) {
@@ -123,7 +126,7 @@ Plan build_plan(const Spec& spec, Diagnostics& diags) {
         r.call.base_url = provider->second.base_url;
         r.call.key_env = provider->second.key_env;
         r.call.model = model.model;
-        r.call.system = spec.arms[a].system;
+        r.call.system = systems[a];
         r.call.user = plan.prompts[p].text;
         r.call.params = model.params;
         r.call.params.erase("price");  // what a model costs is not part of the request

@@ -2,7 +2,7 @@
 // compiler (interpreter/plan) and the runtime (scheduler, providers, store).
 #pragma once
 
-#include <optional>
+#include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -21,7 +21,9 @@ struct ModelCall {
   std::string base_url;  ///< e.g. https://api.openai.com/v1 (overridable by <PROVIDER>_BASE_URL)
   std::string key_env;   ///< e.g. OPENAI_API_KEY; empty for keyless local servers
   std::string model;     ///< model string sent to the API, e.g. gpt-5.4
-  std::optional<std::string> system;  ///< the arm's system prompt, if any
+  /// The arm's system prompt, if any. Shared: one arm's prompt (often kilobytes) serves
+  /// thousands of requests, and a copy each would dominate a plan's memory.
+  std::shared_ptr<const std::string> system;
   std::string user;                   ///< the prompt text
   /// Generation parameters from the spec: temperature, max_tokens, seed, top_p, and
   /// `extra` (an object merged into the request body verbatim).

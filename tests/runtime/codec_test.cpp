@@ -22,7 +22,7 @@ HttpResponse response(long status, std::string body, std::vector<HttpHeader> hea
 
 TEST_CASE("openai body: system message, max_completion_tokens, seed, extra merged") {
   ModelCall c = test::make_call("h", "Is aspirin safe?");
-  c.system = "You are a doctor.";
+  c.system = std::make_shared<const std::string>("You are a doctor.");
   c.params = {{"temperature", 0.2}, {"max_tokens", 300}, {"seed", 7},
               {"extra", {{"response_format", {{"type", "json_object"}}}, {"seed", 8}}}};
   std::vector<std::string> notes;
@@ -71,7 +71,7 @@ TEST_CASE("openai-compatible providers keep max_tokens") {
 TEST_CASE("anthropic body: top-level system, required max_tokens, no seed, no top_p with temperature") {
   ModelCall c = test::make_call("h", "q", "anthropic", WireProtocol::anthropic_messages,
                                 "https://api.anthropic.com", "ANTHROPIC_API_KEY", "claude-sonnet-4-5");
-  c.system = "sys";
+  c.system = std::make_shared<const std::string>("sys");
   c.params = {{"temperature", 0.3}, {"top_p", 0.9}, {"seed", 1}};
   std::vector<std::string> notes;
   Json b = build_body(c, &notes);
