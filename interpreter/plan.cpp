@@ -1,6 +1,7 @@
 #include "interpreter/plan.hpp"
 
 #include <array>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -8,6 +9,7 @@
 
 #include "interpreter/cell_scope.hpp"
 #include "interpreter/hash.hpp"
+#include "runtime/scheduler/scheduler.hpp"
 
 namespace mirac {
 
@@ -187,6 +189,35 @@ nlohmann::ordered_json plan_summary(const Spec& spec, const Plan& plan) {
     by_factor[spec.factors[f].name] = levels;
   }
   j["requests_by_factor"] = by_factor;
+
+  // Forecast: input tokens estimated from the text (as the scheduler does), output tokens
+  // at most the token limit; cost for the models whose settings carry a price.
+  nlohmann::ordered_json forecast = nlohmann::ordered_json::object();
+  double total_in = 0, total_out = 0, total_cost = 0;
+  nlohmann::ordered_json unpriced = nlohmann::ordered_json::array();
+  for (std::size_t m = 0; m < spec.models.size(); ++m) {
+    double in = 0, out = 0;
+    for (const auto& r : plan.requests) {
+      if (r.model != static_cast<int>(m)) continue;
+      auto [i, o] = estimate_tokens(r.call, SchedulerOptions{}.default_max_output_tokens);
+      in += i;
+      out += o;
+    }
+    const auto& params = spec.models[m].params;
+    nlohmann::ordered_json row{{"input_tokens", std::llround(in)}, {"max_output_tokens", std::llround(out)}};
+    if (params.contains("price") && params["price"].is_object()) {
+      double cost = in / 1e6 * params["price"].value("input", 0.0) + out / 1e6 * params["price"].value("output", 0.0);
+      row["max_cost_usd"] = cost;
+      total_cost += cost;
+    } else {
+      unpriced.push_back(spec.models[m].name);
+    }
+    total_in += in;
+    total_out += out;
+    forecast[spec.models[m].name] = row;
+  }
+  j["forecast"] = {{"input_tokens", std::llround(total_in)}, {"max_output_tokens", std::llround(total_out)},
+                   {"max_cost_usd", total_cost}, {"unpriced_models", unpriced}, {"by_model", forecast}};
   nlohmann::ordered_json analyses = nlohmann::ordered_json::array();
   for (const auto& a : spec.analyses) analyses.push_back({{"name", a.name.name}, {"kind", a.kind.name}});
   j["analyses"] = analyses;
@@ -213,9 +244,20 @@ std::string plan_summary_text(const Spec& spec, const Plan& plan) {
                      spec.models.size() == 1 ? "" : "s", spec.arms.size(), spec.arms.size() == 1 ? "" : "s");
   out += fmt::format("judge calls  {:>8}  = requests x {} judge{}\n", plan.judge_tasks.size(), spec.judges.size(),
                      spec.judges.size() == 1 ? "" : "s");
+  const auto& fc = s["forecast"];
+  out += fmt::format("tokens       ~{} in, at most {} out{}\n", fc["input_tokens"].get<long long>(),
+                     fc["max_output_tokens"].get<long long>(),
+                     fc["unpriced_models"].size() < spec.models.size()
+                         ? fmt::format("; cost at most ${:.2f}{}", fc["max_cost_usd"].get<double>(),
+                                       fc["unpriced_models"].empty() ? "" : " (priced models only)")
+                         : "");
   out += "\nby model\n";
-  for (const auto& m : spec.models)
-    out += fmt::format("  {:<12} {:>8}  {}(\"{}\")\n", m.name, s["requests_by_model"][m.name].get<std::size_t>(), m.provider, m.model);
+  for (const auto& m : spec.models) {
+    const auto& f = fc["by_model"][m.name];
+    out += fmt::format("  {:<12} {:>8}  {}(\"{}\")  ~{} tokens in{}\n", m.name, s["requests_by_model"][m.name].get<std::size_t>(),
+                       m.provider, m.model, f["input_tokens"].get<long long>(),
+                       f.contains("max_cost_usd") ? fmt::format(", at most ${:.2f}", f["max_cost_usd"].get<double>()) : "");
+  }
   out += "by arm\n";
   for (const auto& a : spec.arms)
     out += fmt::format("  {:<12} {:>8}  system: {}\n", a.name, s["requests_by_arm"][a.name].get<std::size_t>(), a.system_source);
