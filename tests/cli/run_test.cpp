@@ -135,3 +135,35 @@ TEST_CASE("a run killed with SIGKILL loses no stored answer and the rerun sends 
   CHECK(server.stats().requests <= static_cast<std::size_t>(total + concurrency));
   server.stop();
 }
+
+TEST_CASE("Ctrl-C stops sending, keeps the answers in flight, and the rerun finishes") {
+  Scratch scratch("sigint");
+  const int seeds = 30, total = 2 * seeds;
+  std::ofstream(scratch.dir / "e2e.audit") << spec_text(seeds);
+  mirac::fake::FakeServerOptions options;
+  options.latency_s = 0.2;
+  mirac::fake::FakeServer server(options);
+  std::string error;
+  REQUIRE(server.start(error));
+  std::string spec = (scratch.dir / "e2e.audit").string(), store = (scratch.dir / "store").string();
+  std::vector<std::string> args = {"run", spec, "--store", store, "--concurrency", "4"};
+
+  pid_t child = 0;
+  run_mirac(args, server.base_url(), nullptr, &child);
+  for (int i = 0; i < 500 && server.stats().answered < 4; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  kill(child, SIGINT);
+  int status = 0;
+  waitpid(child, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 4);  // cancelled
+  std::size_t answered = server.stats().answered;
+  CHECK(answered < static_cast<std::size_t>(total));
+
+  // Every answer the server gave before the stop is in the store.
+  std::string output;
+  CHECK(run_mirac({"status", spec, "--store", store}, server.base_url(), &output) == 0);
+  CHECK(output.find("done " + std::to_string(answered) + ",") != std::string::npos);
+  CHECK(run_mirac(args, server.base_url(), &output) == 0);
+  CHECK(server.stats().requests == static_cast<std::size_t>(total));
+  server.stop();
+}
