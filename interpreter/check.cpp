@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "interpreter/hash.hpp"
+
 namespace mirac {
 
 namespace {
@@ -294,6 +296,12 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
   for (auto [d, r] : all_of<ast::ReportDecl>(decls))
     if (report_names.add(r->name)) spec.reports.push_back(*r);
   check_analysis_blocks(spec, diags);
+  // Every file read (spec, modules, data), once, with its hash: the reproducibility manifest.
+  std::set<std::string> recorded;
+  for (std::size_t f = 0; f < sources.size(); ++f) {
+    FileId id = static_cast<FileId>(f);
+    if (recorded.insert(sources.path(id)).second) spec.inputs.emplace_back(sources.path(id), sha256_hex(sources.text(id)));
+  }
   return spec;
 }
 

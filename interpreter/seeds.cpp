@@ -207,7 +207,6 @@ void bind_seed_rows(Spec& spec, const ast::SeedsDecl& s, SourceManager& sources,
     }
     spec.seeds.push_back(std::move(seed));
   }
-  spec.inputs.emplace_back(table->path, "");
 }
 
 void bind_inline_seeds(Spec& spec, const ast::SeedsDecl& s, Diagnostics& diags) {
@@ -276,8 +275,7 @@ void bind_checklists(Spec& spec, const ast::ChecklistsDecl& c, SourceManager& so
       for (auto it = f.begin(); it != f.end(); ++it) fields.insert(it.key());
       spec.checklists[id] = std::move(f);
     }
-    spec.inputs.emplace_back(table->path, "");
-  }
+    }
   for (const auto& ic : c.inline_checklists) {
     std::string id = seed_id_text(ic.seed, diags);
     if (!spec.find_seed(id)) {

@@ -116,7 +116,7 @@ struct Spec {
   std::vector<ast::ContrastDecl> contrasts;
   std::vector<ast::AnalysisDecl> analyses;
   std::vector<ast::ReportDecl> reports;
-  /// Hashes of the spec and data files read, for the reproducibility manifest.
+  /// (path, sha256) of every file read: spec, modules and data, for the reproducibility manifest.
   std::vector<std::pair<std::string, std::string>> inputs;
 
   int factor_index(const std::string& name) const;
