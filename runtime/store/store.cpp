@@ -203,6 +203,17 @@ bool insert_attempt(Stmt& st, const AttemptRecord& a) {
   return rc == SQLITE_DONE;
 }
 
+void bind_answer(Stmt& u, const AnswerRecord& a) {
+  u.bind(1, a.hash).bind(2, a.status).bind(3, a.provider).bind(4, a.model)
+      .bind(5, a.request_body).bind(6, a.response_body)
+      .bind(7, static_cast<long long>(a.http_status)).bind(8, a.text).bind(9, a.finish_reason)
+      .bind(10, static_cast<long long>(a.truncated)).bind(11, a.returned_model)
+      .bind(12, a.provider_request_id).bind(13, a.system_fingerprint)
+      .bind(14, a.input_tokens).bind(15, a.output_tokens).bind(16, a.latency_s)
+      .bind(17, a.started_at).bind(18, a.ended_at).bind(19, a.cost_usd).bind(20, a.cause)
+      .bind(21, a.message).bind(22, static_cast<long long>(a.attempts));
+}
+
 }  // namespace
 
 bool Store::record_attempt(const AttemptRecord& attempt) {
@@ -261,17 +272,46 @@ bool Store::record_answer(const AnswerRecord& a, const AttemptRecord& final_atte
   if (!insert_attempt(*i.attempt, final_attempt)) return fail();
   Stmt& u = *i.upsert;
   u.reset();
-  u.bind(1, a.hash).bind(2, a.status).bind(3, a.provider).bind(4, a.model)
-      .bind(5, a.request_body).bind(6, a.response_body)
-      .bind(7, static_cast<long long>(a.http_status)).bind(8, a.text).bind(9, a.finish_reason)
-      .bind(10, static_cast<long long>(a.truncated)).bind(11, a.returned_model)
-      .bind(12, a.provider_request_id).bind(13, a.system_fingerprint)
-      .bind(14, a.input_tokens).bind(15, a.output_tokens).bind(16, a.latency_s)
-      .bind(17, a.started_at).bind(18, a.ended_at).bind(19, a.cost_usd).bind(20, a.cause)
-      .bind(21, a.message).bind(22, static_cast<long long>(a.attempts));
+  bind_answer(u, a);
   int rc = u.step();
   u.reset();
   if (rc != SQLITE_DONE) return fail();
+  if (!own_tx) return true;
+  i.commit->reset();
+  if (i.commit->step() != SQLITE_DONE) return fail();
+  i.commit->reset();
+  return true;
+}
+
+bool Store::import_answers(const std::vector<AnswerRecord>& answers, std::size_t& stored, std::size_t& skipped) {
+  stored = skipped = 0;
+  auto& i = *impl_;
+  bool own_tx = !in_batch_;
+  auto fail = [&] {
+    last_error_ = fmt::format("store {}: {}", path_.string(), sqlite3_errmsg(i.db));
+    if (own_tx) {
+      i.rollback->step();
+      i.rollback->reset();
+    }
+    stored = skipped = 0;
+    return false;
+  };
+  if (own_tx) {
+    i.begin->reset();
+    if (i.begin->step() != SQLITE_DONE) return fail();
+    i.begin->reset();
+  }
+  Stmt& u = *i.upsert;
+  for (const auto& a : answers) {
+    u.reset();
+    bind_answer(u, a);
+    int rc = u.step();
+    u.reset();
+    if (rc != SQLITE_DONE) return fail();
+    // The upsert changes no row when the hash already has a done answer.
+    if (sqlite3_changes(i.db) > 0) ++stored;
+    else ++skipped;
+  }
   if (!own_tx) return true;
   i.commit->reset();
   if (i.commit->step() != SQLITE_DONE) return fail();

@@ -81,6 +81,10 @@ class Store {
   /// Records the final attempt and the answer in one transaction. A done answer is never
   /// overwritten; a failed one is replaced by a later success or failure.
   bool record_answer(const AnswerRecord& answer, const AttemptRecord& final_attempt);
+  /// Stores answers produced elsewhere (`mirac import`), all in one transaction and without
+  /// attempt rows. A hash that already has a done answer keeps it (counted in `skipped`);
+  /// a failed one is replaced. False (with last_error(), nothing stored) on failure.
+  bool import_answers(const std::vector<AnswerRecord>& answers, std::size_t& stored, std::size_t& skipped);
 
   /// Groups the writes until commit_batch() into one transaction: one disk sync for all
   /// the answers that arrived together, instead of one each. The scheduler commits each

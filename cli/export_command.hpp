@@ -1,0 +1,22 @@
+// export_command.hpp: `mirac export` and `mirac import`: the stored answers of a spec's
+// plan out of the run store (JSONL or CSV), and answers produced elsewhere into it.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+
+#include "cli/run_command.hpp"
+
+namespace mirac {
+
+/// `mirac export SPEC responses [-o FILE] [--format jsonl|csv]`: one row per stored answer
+/// of the plan, in plan order. `output` empty or "-": `out`. Uses o.spec, o.data, o.store.
+int cmd_export(const RunCommandOptions& o, const std::string& what, const std::string& output,
+               const std::string& format, std::ostream& out, std::ostream& err);
+
+/// `mirac import SPEC responses FILE`: JSONL answers matched to the plan's requests and
+/// stored as done answers. All rows are checked first; nothing is stored if any is invalid.
+int cmd_import(const RunCommandOptions& o, const std::string& what, const std::string& file, std::ostream& out,
+               std::ostream& err);
+
+}  // namespace mirac
