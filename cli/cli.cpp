@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "cli/analyze_command.hpp"
+#include "cli/export_command.hpp"
 #include "cli/run_command.hpp"
 #include "interpreter/driver.hpp"
 #include "interpreter/format.hpp"
@@ -198,6 +199,19 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   run->add_option("--concurrency", r.concurrency, "requests in flight per provider (overrides the provider's setting)");
   CLI::Option* budget_option = run->add_option("--budget", budget, "stop sending before spending more than USD this run");
 
+  std::string what, import_file, export_format = "jsonl";
+  CLI::App* export_cmd = app.add_subcommand("export", "write the stored answers of the plan as JSONL or CSV");
+  CLI::App* import_cmd = app.add_subcommand("import", "store answers produced elsewhere (JSONL) as done answers of the plan");
+  for (CLI::App* cmd : {export_cmd, import_cmd}) {
+    cmd->add_option("spec", r.spec, "the .audit spec file")->required();
+    cmd->add_option("what", what, "what to move: responses")->required()->check(CLI::IsMember({"responses"}));
+    cmd->add_option("--store", r.store, "run directory holding store.sqlite (default: runs/<spec name>)");
+    cmd->add_option("--data", r.data, "data root for relative data paths");
+  }
+  export_cmd->add_option("-o,--output", o.output, "output file (default: standard output)");
+  export_cmd->add_option("--format", export_format, "jsonl (default) or csv")->check(CLI::IsMember({"jsonl", "csv"}));
+  import_cmd->add_option("file", import_file, "JSONL file of answers")->required();
+
   std::vector<std::string> storage = {"mirac"};
   storage.insert(storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -218,6 +232,8 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       return cmd_run(r, out, err);
     }
     if (status->parsed()) return cmd_status(r, out, err);
+    if (export_cmd->parsed()) return cmd_export(r, what, o.output, export_format, out, err);
+    if (import_cmd->parsed()) return cmd_import(r, what, import_file, out, err);
     if (analyze->parsed()) return cmd_analyze(o.spec, o.data, o.scores, o.out_dir, o.resamples, o.seed, out, err);
   } catch (const std::exception& e) {
     // A crash on any input is a bug; say so plainly rather than abort.

@@ -167,3 +167,28 @@ TEST_CASE("Ctrl-C stops sending, keeps the answers in flight, and the rerun fini
   CHECK(server.stats().requests == static_cast<std::size_t>(total));
   server.stop();
 }
+
+TEST_CASE("export and import through the binary") {
+  Scratch scratch("export");
+  std::ofstream(scratch.dir / "e2e.audit") << spec_text(2);
+  mirac::fake::FakeServer server;
+  std::string error;
+  REQUIRE(server.start(error));
+  std::string spec = (scratch.dir / "e2e.audit").string(), store = (scratch.dir / "store").string();
+  std::string output;
+  REQUIRE(run_mirac({"run", spec, "--store", store}, server.base_url(), &output) == 0);
+  std::string file = (scratch.dir / "answers.jsonl").string();
+  CHECK(run_mirac({"export", spec, "responses", "--store", store, "-o", file}, server.base_url(), &output) == 0);
+  std::ifstream in(file);
+  std::size_t rows = 0;
+  for (std::string line; std::getline(in, line);) rows += !line.empty();
+  CHECK(rows == 4);
+  // Importing the same answers into a fresh store makes a rerun send nothing.
+  std::string other = (scratch.dir / "other").string();
+  CHECK(run_mirac({"import", spec, "responses", file, "--store", other}, server.base_url(), &output) == 0);
+  std::size_t before = server.stats().requests;
+  CHECK(run_mirac({"run", spec, "--store", other}, server.base_url(), &output) == 0);
+  CHECK(server.stats().requests == before);
+  CHECK(run_mirac({"export", spec, "nonsense", "--store", store}, server.base_url(), &output) == 2);
+  server.stop();
+}
