@@ -21,20 +21,6 @@ constexpr int kOk = 0, kSpecError = 1, kUsageError = 2, kRunError = 4;
 
 using Row = nlohmann::ordered_json;
 
-std::unique_ptr<Compilation> compile_spec(const RunCommandOptions& o, std::ostream& err) {
-  CheckOptions c;
-  if (!o.data.empty()) c.data_root = o.data;
-  if (const char* env = std::getenv("MIRAC_DATA"); env && *env) c.env_data_root = env;
-  auto compilation = compile(o.spec, c);
-  compilation->diags.print(err, compilation->sources);
-  return compilation;
-}
-
-// Same default as `mirac run`: runs/<spec name>.
-std::filesystem::path run_dir(const Spec& spec, const RunCommandOptions& o) {
-  return o.store.empty() ? std::filesystem::path("runs") / spec.name : std::filesystem::path(o.store);
-}
-
 // The columns of an exported row other than the factors (which follow `seed`).
 const std::vector<std::string> kFixedColumns = {
     "prompt_id", "seed", "model", "model_string", "provider", "arm", "hash", "status", "text",

@@ -86,6 +86,8 @@ SchedulerOptions scheduler_options(const Spec& spec, const RunCommandOptions& o)
   return s;
 }
 
+}  // namespace
+
 std::filesystem::path run_dir(const Spec& spec, const RunCommandOptions& o) {
   return o.store.empty() ? std::filesystem::path("runs") / spec.name : std::filesystem::path(o.store);
 }
@@ -98,8 +100,6 @@ std::unique_ptr<Compilation> compile_spec(const RunCommandOptions& o, std::ostre
   compilation->diags.print(err, compilation->sources);
   return compilation;
 }
-
-}  // namespace
 
 int cmd_run(const RunCommandOptions& o, std::ostream& out, std::ostream& err) {
   auto c = compile_spec(o, err);

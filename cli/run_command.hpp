@@ -2,11 +2,16 @@
 // providers, through the durable store in the run directory.
 #pragma once
 
+#include <filesystem>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 
 namespace mirac {
+
+struct Compilation;
+struct Spec;
 
 struct RunCommandOptions {
   std::string spec;
@@ -17,6 +22,11 @@ struct RunCommandOptions {
   int concurrency = 0;  ///< per provider; 0: the provider's own setting
   std::optional<double> budget_usd;
 };
+
+/// Compiles `o.spec` (with `--data`, then $MIRAC_DATA) and prints its diagnostics to `err`.
+std::unique_ptr<Compilation> compile_spec(const RunCommandOptions& o, std::ostream& err);
+/// The run directory: `--store`, else runs/<spec name>.
+std::filesystem::path run_dir(const Spec& spec, const RunCommandOptions& o);
 
 int cmd_run(const RunCommandOptions& o, std::ostream& out, std::ostream& err);
 int cmd_status(const RunCommandOptions& o, std::ostream& out, std::ostream& err);
