@@ -14,8 +14,9 @@ namespace mirac {
 int cmd_export(const RunCommandOptions& o, const std::string& what, const std::string& output,
                const std::string& format, std::ostream& out, std::ostream& err);
 
-/// `mirac import SPEC responses FILE`: JSONL answers matched to the plan's requests and
-/// stored as done answers. All rows are checked first; nothing is stored if any is invalid.
+/// `mirac import SPEC responses FILE` (import_command.cpp): JSONL answers, in mirac's format
+/// or the MIRA authors' judge input, matched to the plan's requests and stored as done
+/// answers. All rows are checked first; nothing is stored if any is invalid.
 int cmd_import(const RunCommandOptions& o, const std::string& what, const std::string& file, std::ostream& out,
                std::ostream& err);
 
