@@ -53,14 +53,12 @@ struct Optimum {
   int iterations = 0;
 };
 
-// Minimises REMLcrit(theta) over theta >= 0. REMLcrit depends on theta only through theta^2,
-// so a trial point with a negative component is reflected to |theta| without loss.
-Optimum minimise(const RemlProblem& prob, const LmmOptions& opt) {
-  const auto K = static_cast<Eigen::Index>(prob.factors());
-  Eigen::VectorXd theta = Eigen::VectorXd::Ones(K);  // lme4's starting value
+// Newton iterations from `theta` until the step or the decrease vanishes.
+int newton(const RemlProblem& prob, const LmmOptions& opt, Eigen::VectorXd& theta, int budget) {
   auto grad = [&](const Eigen::VectorXd& t) { return prob.gradient(prob.evaluate(t, true)); };
-  Optimum out;
-  for (out.iterations = 1; out.iterations <= opt.max_iterations; ++out.iterations) {
+  int iterations = 0;
+  while (iterations < budget) {
+    ++iterations;
     const auto e = prob.evaluate(theta, true);
     const double f = prob.criterion(e);
     const Eigen::VectorXd g = prob.gradient(e);
@@ -79,7 +77,37 @@ Optimum minimise(const RemlProblem& prob, const LmmOptions& opt) {
     theta = next;
     if (moved < 1e-3 * opt.step_tolerance) break;
   }
-  out.theta = theta;
+  return iterations;
+}
+
+// Minimises REMLcrit(theta) over theta >= 0. REMLcrit depends on theta only through theta^2,
+// so a trial point with a negative component is reflected to |theta| without loss. The
+// flip side: at theta_k = 0 the gradient in theta_k is zero whatever the slope in theta_k^2,
+// so Newton can come to rest there although the criterion falls away from zero. When it
+// does (negative slope in theta_k^2), theta_k restarts from the best point of a
+// geometric grid along that axis and Newton resumes.
+Optimum minimise(const RemlProblem& prob, const LmmOptions& opt) {
+  const auto K = static_cast<Eigen::Index>(prob.factors());
+  Optimum out;
+  out.theta = Eigen::VectorXd::Ones(K);  // lme4's starting value
+  out.iterations = newton(prob, opt, out.theta, opt.max_iterations);
+  for (int restart = 0; restart < 5 && out.iterations < opt.max_iterations; ++restart) {
+    const auto e = prob.evaluate(out.theta, true);
+    const Eigen::VectorXd slope = prob.slope_variance_ratio(e);
+    bool escaped = false;
+    for (Eigen::Index k = 0; k < K; ++k) {
+      if (out.theta[k] > opt.boundary_tolerance || slope[k] >= -opt.gradient_tolerance) continue;
+      Eigen::VectorXd trial = out.theta;
+      double best = prob.criterion(e);
+      for (double v = 1e-3; v <= 10.0; v *= 1.5) {
+        trial[k] = v;
+        if (double f = prob.criterion(prob.evaluate(trial, false)); f < best) best = f, out.theta[k] = v;
+      }
+      escaped = escaped || out.theta[k] > opt.boundary_tolerance;
+    }
+    if (!escaped) break;
+    out.iterations += newton(prob, opt, out.theta, opt.max_iterations - out.iterations);
+  }
   return out;
 }
 

@@ -122,6 +122,17 @@ TEST_CASE("lmm_fit: 21,600-row MIRA design with a 3-way interaction") {
   CHECK(l.fit.convergence.status == ConvergenceStatus::converged);
 }
 
+TEST_CASE("lmm_fit: Newton resting at theta = 0 on a falling slope is restarted to the interior optimum") {
+  // From lme4's start (theta = 1) Newton steps to theta = 0, where the gradient in theta
+  // vanishes although REMLcrit falls in theta^2 (slope about -2e4): minimise() restarts
+  // along theta and must end at lme4's interior optimum (theta ~ 0.131).
+  const auto l = fit_reference("escape");
+  check_against_lme4(l);
+  CHECK_FALSE(l.lme4["is_singular"].get<bool>());
+  CHECK(l.fit.convergence.status == ConvergenceStatus::converged);
+  CHECK(close_rel(l.fit.random[0].theta, l.lme4["theta"][0].get<double>(), 1e-6));
+}
+
 TEST_CASE("lmm_fit: crossed random intercepts (seed x skeleton) against lme4") {
   const auto l = fit_reference("crossed");
   check_against_lme4(l);

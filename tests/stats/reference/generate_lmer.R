@@ -17,7 +17,9 @@ suppressPackageStartupMessages({
 })
 
 dir <- "tests/stats/reference"
-names <- c("small", "boundary", "crossed", "mira", "crossed_boundary")
+names <- c("small", "boundary", "crossed", "mira", "crossed_boundary", "escape")
+args <- commandArgs(trailingOnly = TRUE)
+if (length(args) > 0) names <- args  # e.g. `Rscript tests/stats/reference/generate_lmer.R escape`
 
 to_frame <- function(ds) {
   cols <- list()
@@ -123,7 +125,7 @@ for (nm in names) {
     df = unname(tab[, "df"]), t = unname(tab[, "t value"]), p = unname(tab[, "Pr(>|t|)"]),
     p_normal = unname(2 * pnorm(-abs(tab[, "t value"]))),  # Wald z p-value, statsmodels convention
     groups = I(groups), group_variance = I(unname(gvar)),
-    n_groups = I(unname(sapply(groups, function(g) nlevels(df[[g]])))),
+    n_groups = I(unname(lme4::ngrps(fit)[groups])),  # groups with an observed response
     residual_variance = sigma(fit)^2, theta = I(unname(th)),
     group_variance_se = I(unname(gvar_se)), residual_variance_se = resid_se,
     reml_criterion = unname(REMLcrit(fit)), logLik = as.numeric(logLik(fit)),
