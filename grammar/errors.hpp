@@ -88,7 +88,8 @@ MIRAC_ERROR(option_versus, "expected a level after 'vs'");
 MIRAC_ERROR(option_value, "expected a value");
 MIRAC_ERROR(derived_where, "expected a row condition after 'where'");
 MIRAC_ERROR(derived_select, "expected a text expression after 'select'");
-MIRAC_ERROR(declaration, "expected a declaration: audit, use, factor, design, seeds, checklists, variant, text, prompt, provider, model, defaults, arm, judge, rubric, flag, contrast, analysis or report");
+MIRAC_ERROR(price_key_not_string, "expected a model string in quotes, e.g. \"gpt-5.4\" { input 2.5 output 15 }");
+MIRAC_ERROR(declaration, "expected a declaration: audit, use, factor, design, seeds, checklists, variant, text, prompt, provider, prices, model, defaults, arm, judge, rubric, flag, contrast, analysis or report");
 // clang-format on
 
 #undef MIRAC_ERROR

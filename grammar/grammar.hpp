@@ -40,7 +40,8 @@ struct ident : seq<not_at<reserved>, identifier> {};
 struct declaration_keyword : sor<TAO_PEGTL_KEYWORD("audit"), TAO_PEGTL_KEYWORD("use"), TAO_PEGTL_KEYWORD("factor"),
                                  TAO_PEGTL_KEYWORD("design"), TAO_PEGTL_KEYWORD("seeds"), TAO_PEGTL_KEYWORD("checklists"),
                                  TAO_PEGTL_KEYWORD("variant"), TAO_PEGTL_KEYWORD("text"), TAO_PEGTL_KEYWORD("prompt"),
-                                 TAO_PEGTL_KEYWORD("provider"), TAO_PEGTL_KEYWORD("model"), TAO_PEGTL_KEYWORD("defaults"),
+                                 TAO_PEGTL_KEYWORD("provider"), TAO_PEGTL_KEYWORD("prices"), TAO_PEGTL_KEYWORD("model"),
+                                 TAO_PEGTL_KEYWORD("defaults"),
                                  TAO_PEGTL_KEYWORD("arm"), TAO_PEGTL_KEYWORD("judge"), TAO_PEGTL_KEYWORD("rubric"),
                                  TAO_PEGTL_KEYWORD("flag"), TAO_PEGTL_KEYWORD("contrast"), TAO_PEGTL_KEYWORD("analysis"),
                                  TAO_PEGTL_KEYWORD("report")> {};
@@ -200,6 +201,14 @@ struct prompt_text : expr {};
 struct prompt_decl : seq<TAO_PEGTL_KEYWORD("prompt"), ws, must<lbrace>, ws, must<TAO_PEGTL_KEYWORD("id")>, ws, must<prompt_id>, ws, must<TAO_PEGTL_KEYWORD("text")>, ws, must<prompt_text>, ws, must<rbrace>> {};
 
 struct provider_decl : seq<TAO_PEGTL_KEYWORD("provider"), ws, must<ident>, ws, must<block>> {};
+
+// prices PROVIDER { "model string" { input 2.5 output 15 } ... }
+// Model strings hold dots and dashes, so an entry's key is a string; a bare word there is
+// reported as such rather than as a missing '}'.
+struct price_key_not_string : success {};
+struct price_entry : seq<string_lit, ws, must<block>> {};
+struct price_item : sor<price_entry, seq<not_at<bol, declaration_keyword>, at<ident>, raise<price_key_not_string>>> {};
+struct prices_decl : seq<TAO_PEGTL_KEYWORD("prices"), ws, must<ident>, ws, must<lbrace>, ws, star<price_item, ws>, must<rbrace>> {};
 struct model_decl : seq<TAO_PEGTL_KEYWORD("model"), ws, must<ident>, ws, must<one<'='>>, ws, must<model_ref>, opt<ws, block>> {};
 struct defaults_decl : seq<TAO_PEGTL_KEYWORD("defaults"), ws, must<block>> {};
 struct arm_decl : seq<TAO_PEGTL_KEYWORD("arm"), ws, must<ident>, ws, must<block>> {};
@@ -256,7 +265,7 @@ struct report_item : seq<ident, ws, must<expr>, opt<ws, options_block>> {};
 struct report_decl : seq<TAO_PEGTL_KEYWORD("report"), ws, must<ident>, ws, must<lbrace>, ws, star<report_item, ws>, must<rbrace>> {};
 
 struct declaration : sor<audit_decl, use_decl, factor_decl, design_decl, seeds_decl, checklists_decl,
-                         variant_decl, text_decl, prompt_decl, provider_decl, model_decl, defaults_decl,
+                         variant_decl, text_decl, prompt_decl, provider_decl, prices_decl, model_decl, defaults_decl,
                          arm_decl, judge_decl, rubric_decl, flag_decl, contrast_decl, analysis_decl,
                          report_decl> {};
 

@@ -293,6 +293,21 @@ struct ProviderDecl {
   Block settings;
 };
 
+/// One row of a price table: `"gpt-5.4" { input 2.5 output 15 }` (USD per million tokens).
+struct PriceEntry {
+  StringLit model;
+  SourceRange model_range;
+  Block price;
+  SourceRange range;
+};
+/// `prices openai { ... }`: list prices of one provider's models, keyed by model string.
+/// A declaration of its own (not a provider setting) so that a spec can add to or correct
+/// the table of a provider it takes from a module.
+struct PricesDecl {
+  Ident provider;
+  std::vector<PriceEntry> entries;
+};
+
 struct ModelDecl {
   Ident name;
   Ident preset;
@@ -405,7 +420,7 @@ struct ReportDecl {
 struct Decl {
   std::variant<AuditDecl, UseDecl, FactorDecl, DesignDecl, SeedsDecl, ChecklistsDecl,
                VariantDecl, TextDecl, PromptDecl, ProviderDecl, ModelDecl, DefaultsDecl,
-               ArmDecl, JudgeDecl, RubricDecl, FlagDecl, ContrastDecl, AnalysisDecl, ReportDecl>
+               ArmDecl, JudgeDecl, RubricDecl, FlagDecl, ContrastDecl, AnalysisDecl, ReportDecl, PricesDecl>
       node;
   SourceRange range;
   FileId file = 0;

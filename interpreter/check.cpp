@@ -3,6 +3,7 @@
 // blocks in check_analysis.cpp.
 #include "interpreter/check.hpp"
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -12,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "interpreter/hash.hpp"
+#include "interpreter/stdlib_modules.hpp"
 
 namespace mirac {
 
@@ -108,6 +110,136 @@ std::string read_text_file(const std::filesystem::path& p, bool& ok) {
 
 const std::set<std::string> kProtocols = {"openai_chat", "anthropic_messages"};
 
+// A price block, `{ input 2.5 output 15 }` in USD per million tokens; nullopt (with every
+// problem reported) unless it has both parts, each a finite number of at least 0.
+// `owner` names what the price is for in messages, `where` is the caret for a missing part.
+// A part given twice is reported unless the block went through block_json, which did.
+std::optional<Price> read_price(const ast::Block& block, const std::string& owner, SourceRange where,
+                                bool report_twice, Diagnostics& diags) {
+  std::optional<double> parts[2];
+  const char* names[2] = {"input", "output"};
+  bool ok = true;
+  for (const auto& p : block.props) {
+    int k = p.key.name == "input" ? 0 : p.key.name == "output" ? 1 : -1;
+    if (k < 0) {
+      diags.error(p.key.range, with_suggestion(fmt::format("unknown price part '{}'; a price has 'input' and 'output' "
+                                                           "(USD per million tokens)", p.key.name),
+                                               p.key.name, {"input", "output"}));
+      ok = false;
+      continue;
+    }
+    if (parts[k]) {
+      if (report_twice) diags.error(p.key.range, fmt::format("'{}' is given twice in the price of {}", p.key.name, owner));
+      ok = false;
+      continue;
+    }
+    const ast::Expr* v = p.value ? &*p.value : nullptr;
+    bool negative = false;
+    if (const auto* u = v ? std::get_if<ast::Unary>(&v->node) : nullptr; u && u->op == "-") {
+      negative = true;
+      v = &*u->operand;
+    }
+    const auto* n = v ? std::get_if<ast::NumberLit>(&v->node) : nullptr;
+    SourceRange at = p.value ? p.value->range : p.block ? p.block->range : p.key.range;
+    if (!n) {
+      diags.error(at, fmt::format("'{}' of a price must be a number: USD per million {} tokens", p.key.name, names[k]));
+      ok = false;
+    } else if (negative && n->value != 0) {
+      diags.error(at, fmt::format("'{}' of a price cannot be negative", p.key.name));
+      ok = false;
+    } else if (!std::isfinite(n->value)) {
+      diags.error(at, fmt::format("'{}' of a price must be a finite number", p.key.name));
+      ok = false;
+    }
+    parts[k] = n ? n->value : 0.0;
+  }
+  if (!parts[0] && !parts[1]) {
+    diags.error(where, fmt::format("the price of {} has no 'input' and no 'output' (USD per million tokens)", owner));
+    ok = false;
+  }
+  for (int k = 0; k < 2 && (parts[0] || parts[1]); ++k) {
+    if (parts[k]) continue;
+    diags.error(where, fmt::format("the price of {} has no '{}' (USD per million {} tokens)", owner, names[k], names[k]));
+    ok = false;
+  }
+  if (!ok) return std::nullopt;
+  return Price{*parts[0], *parts[1], ""};
+}
+
+// The `price` setting of a model's or judge's block, checked. `found` says whether there
+// was one at all (a malformed price is reported, and the table price is not used instead).
+std::optional<Price> own_price(const std::optional<ast::Block>& settings, const std::string& owner, bool& found,
+                               Diagnostics& diags) {
+  found = false;
+  if (!settings) return std::nullopt;
+  for (const auto& p : settings->props) {
+    if (p.key.name != "price") continue;
+    found = true;
+    if (!p.block) {
+      diags.error(p.value ? p.value->range : p.key.range,
+                  "'price' must be a block: price { input 2.5 output 15 } (USD per million tokens)");
+      return std::nullopt;
+    }
+    auto price = read_price(*p.block, owner, p.key.range, false, diags);
+    if (price) price->from = owner;
+    return price;
+  }
+  return std::nullopt;
+}
+
+// Fills each provider's `prices` from every `prices NAME { ... }`. Tables in the spec's own
+// file win over those of its other modules, which win over the stdlib's, so a spec can
+// correct or extend a list price without copying the stdlib; two entries for one model
+// string at the same level are an error, whatever the order the modules were read in.
+void resolve_price_tables(Spec& spec, const std::vector<const ast::Decl*>& decls, FileId main_file,
+                          const SourceManager& sources, const std::vector<std::string>& provider_names,
+                          Diagnostics& diags) {
+  auto level_of = [&](FileId f) {
+    if (f == main_file) return 2;
+    for (const auto& m : embedded_stdlib())
+      if (sources.path(f) == m.path) return 0;
+    return 1;
+  };
+  struct Seen {
+    int level;
+    SourceRange at;
+  };
+  std::map<std::pair<std::string, std::string>, Seen> seen;
+  for (auto [d, t] : all_of<ast::PricesDecl>(decls)) {
+    auto pv = spec.providers.find(t->provider.name);
+    if (pv == spec.providers.end()) {
+      diags.error(t->provider.range,
+                  with_suggestion(fmt::format("unknown provider '{}'", t->provider.name), t->provider.name, provider_names));
+      continue;
+    }
+    int level = level_of(d->file);
+    for (const auto& e : t->entries) {
+      std::string owner = fmt::format("{}(\"{}\")", t->provider.name, e.model.value);
+      if (e.model.value.empty()) {
+        diags.error(e.model_range, "a price table entry needs a model string");
+        continue;
+      }
+      auto price = read_price(e.price, owner, e.model_range, true, diags);
+      auto key = std::make_pair(t->provider.name, e.model.value);
+      if (auto it = seen.find(key); it != seen.end()) {
+        if (it->second.level == level) {
+          diags.error(e.model_range, fmt::format("the price of {} is given twice", owner));
+          diags.note(fmt::format("first given at {}:{}", sources.path(it->second.at.file), it->second.at.begin.line));
+          continue;
+        }
+        if (it->second.level > level) continue;
+      }
+      seen[key] = {level, e.model_range};
+      if (!price) {
+        pv->second.prices.erase(e.model.value);  // reported; an older table's price must not stand in for it
+        continue;
+      }
+      price->from = fmt::format("prices {} in {}", t->provider.name, sources.path(d->file));
+      pv->second.prices[e.model.value] = *price;
+    }
+  }
+}
+
 }  // namespace
 
 Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options, SourceManager& sources,
@@ -194,7 +326,7 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
   NameTable provider_names("provider", diags);
   for (auto [d, p] : all_of<ast::ProviderDecl>(decls)) {
     if (!provider_names.add(p->name)) continue;
-    Provider provider{p->name.name, "openai_chat", "", "", block_json(p->settings, diags), p->name.range};
+    Provider provider{p->name.name, "openai_chat", "", "", block_json(p->settings, diags), {}, p->name.range};
     auto& s = provider.settings;
     if (s.contains("protocol")) provider.protocol = s["protocol"].is_string() ? s["protocol"].get<std::string>() : "";
     if (!kProtocols.count(provider.protocol)) {
@@ -206,8 +338,28 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
     if (s.contains("key_env") && s["key_env"].is_string()) provider.key_env = s["key_env"];
     spec.providers[provider.name] = std::move(provider);
   }
+  resolve_price_tables(spec, decls, main_file, sources, provider_names.names(), diags);
   nlohmann::json defaults = nlohmann::json::object();
-  for (auto [d, def] : all_of<ast::DefaultsDecl>(decls)) defaults.update(block_json(def->settings, diags));
+  for (auto [d, def] : all_of<ast::DefaultsDecl>(decls)) {
+    // One price for every model is never right: prices differ by model string.
+    for (const auto& p : def->settings.props)
+      if (p.key.name == "price")
+        diags.error(p.key.range, "a price belongs to a model or judge, or to a provider's 'prices' table, not to defaults");
+    defaults.update(block_json(def->settings, diags));
+  }
+  defaults.erase("price");
+  // A model's or judge's own price wins over its provider's table.
+  auto resolve_price = [&](const std::string& owner, const std::string& provider, const std::string& model,
+                           const std::optional<ast::Block>& settings) -> std::optional<Price> {
+    bool found = false;
+    auto price = own_price(settings, owner, found, diags);
+    if (found) return price;
+    auto pv = spec.providers.find(provider);
+    if (pv == spec.providers.end()) return std::nullopt;
+    auto it = pv->second.prices.find(model);
+    if (it == pv->second.prices.end()) return std::nullopt;
+    return it->second;
+  };
   auto check_preset = [&](const ast::Ident& preset) {
     if (spec.providers.count(preset.name)) return true;
     diags.error(preset.range,
@@ -219,8 +371,11 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
   for (auto [d, m] : all_of<ast::ModelDecl>(decls)) {
     if (!model_names.add(m->name)) continue;
     check_preset(m->preset);
-    Model model{m->name.name, m->preset.name, m->model.value, defaults, m->name.range};
+    Model model{m->name.name, m->preset.name, m->model.value, defaults, std::nullopt, m->name.range};
     if (m->settings) model.params.update(block_json(*m->settings, diags));
+    // What a call costs is not part of the request (nor of its hash).
+    model.params.erase("price");
+    model.price = resolve_price("model " + m->name.name, m->preset.name, m->model.value, m->settings);
     spec.models.push_back(std::move(model));
   }
   NameTable arm_names("arm", diags);
@@ -261,9 +416,11 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
   for (auto [d, j] : all_of<ast::JudgeDecl>(decls)) {
     if (!judge_names.add(j->name)) continue;
     check_preset(j->preset);
-    Judge judge{j->name.name, j->preset.name, j->model.value, "", nlohmann::json::object(), j->name.range};
+    Judge judge{j->name.name, j->preset.name, j->model.value, "", nlohmann::json::object(), std::nullopt, j->name.range};
+    judge.price = resolve_price("judge " + j->name.name, j->preset.name, j->model.value, j->settings);
     if (j->settings) {
       judge.params = block_json(*j->settings, diags);
+      judge.params.erase("price");
       if (judge.params.contains("rubric")) {
         judge.rubric = judge.params["rubric"].is_string() ? judge.params["rubric"].get<std::string>() : "";
         judge.params.erase("rubric");
@@ -279,6 +436,22 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
     }
     spec.judges.push_back(std::move(judge));
   }
+  // The run prices calls by model string, as the providers bill them; one model string
+  // priced twice over (two providers, or an override next to a list price) cannot be
+  // honoured exactly, so the run uses the higher price and says so here.
+  std::map<std::string, std::pair<Price, std::string>> priced;
+  auto same_string = [&](const std::string& who, const std::string& model, const std::optional<Price>& p,
+                         SourceRange at) {
+    if (!p) return;
+    auto [it, fresh] = priced.try_emplace(model, *p, who);
+    const Price& first = it->second.first;
+    if (fresh || (first.input == p->input && first.output == p->output)) return;
+    diags.warning(at, fmt::format("'{}' costs input {} output {} here but input {} output {} for {}; calls are "
+                                  "priced by model string, so the run counts the higher of each part",
+                                  model, p->input, p->output, first.input, first.output, it->second.second));
+  };
+  for (const auto& m : spec.models) same_string("model " + m.name, m.model, m.price, m.range);
+  for (const auto& j : spec.judges) same_string("judge " + j.name, j.model, j.price, j.range);
 
   // --- data: seeds, checklists, variants, texts, prompt ---
   bind_seeds(spec, decls, sources, diags);

@@ -473,6 +473,17 @@ class Printer {
   }
 
   void decl(const ast::ProviderDecl& d, const SourceRange&) { block("provider " + d.name.name, d.settings, false); }
+  // One row per line, except a lone row that fits (a spec correcting one price).
+  void decl(const ast::PricesDecl& d, const SourceRange& r) {
+    braced(
+        "prices " + d.provider.name, d.entries, &r,
+        [&](const ast::PriceEntry& e) { return quote_string(e.model.value) + " " + flat_block(e.price).value_or("{}"); },
+        [&](const ast::PriceEntry& e) {
+          flush_at(e.range);
+          block(quote_string(e.model.value), e.price);
+        },
+        " ", d.entries.size() <= 1);
+  }
   void decl(const ast::DefaultsDecl& d, const SourceRange&) { block("defaults", d.settings); }
   void decl(const ast::ArmDecl& d, const SourceRange&) { block("arm " + d.name.name, d.settings); }
 
@@ -707,6 +718,10 @@ std::string d(const ast::TextDecl& t) {
 }
 std::string d(const ast::PromptDecl& p) { return sx("prompt", {dx(p.id), dx(p.text)}); }
 std::string d(const ast::ProviderDecl& p) { return sx("provider " + p.name.name, {d_block(p.settings)}); }
+std::string d(const ast::PricesDecl& p) {
+  return sx_list("prices " + p.provider.name, p.entries,
+                 [](const ast::PriceEntry& e) { return sx(q(e.model), {d_block(e.price)}); });
+}
 std::string d(const ast::ModelDecl& m) {
   return sx("model " + m.name.name, {m.preset.name, q(m.model), opt(m.settings, d_block)});
 }

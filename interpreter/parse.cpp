@@ -283,6 +283,14 @@ class Builder {
       d.node = ast::PromptDecl{expr(*c.at(0)), expr(*c.at(1))};
     } else if (n.is_type<g::provider_decl>()) {
       d.node = ast::ProviderDecl{ident(*c.at(0)), block(*c.at(1))};
+    } else if (n.is_type<g::prices_decl>()) {
+      ast::PricesDecl p{ident(*c.at(0)), {}};
+      for (std::size_t i = 1; i < c.size(); ++i) {
+        const Node& e = *c[i];
+        const Node& model = *e.children.at(0);
+        p.entries.push_back({string(model), range(model), block(*e.children.at(1)), range(e)});
+      }
+      d.node = std::move(p);
     } else if (n.is_type<g::model_decl>() || n.is_type<g::judge_decl>()) {
       const Node& ref = *c.at(1);
       std::optional<ast::Block> settings;
@@ -539,9 +547,9 @@ std::optional<std::size_t> unclosed_brace(std::string_view text, std::size_t fro
   return open.back();
 }
 
-constexpr std::array<std::string_view, 19> kDeclarationKeywords = {
+constexpr std::array<std::string_view, 20> kDeclarationKeywords = {
     "audit", "use", "factor", "design", "seeds", "checklists", "variant", "text", "prompt", "provider",
-    "model", "defaults", "arm", "judge", "rubric", "flag", "contrast", "analysis", "report"};
+    "prices", "model", "defaults", "arm", "judge", "rubric", "flag", "contrast", "analysis", "report"};
 
 // The byte offset of the next line whose first word is a declaration keyword: the line of
 // `from` itself when only blanks precede `from` on it, else a later one.

@@ -130,8 +130,7 @@ Plan build_plan(const Spec& spec, Diagnostics& diags) {
         r.call.model = model.model;
         r.call.system = systems[a];
         r.call.user = plan.prompts[p].text;
-        r.call.params = model.params;
-        r.call.params.erase("price");  // what a model costs is not part of the request
+        r.call.params = model.params;  // check keeps the price out: what a call costs is not part of it
         r.call.hash = request_hash(r.call, system_hashes[a]);
         plan.requests.push_back(std::move(r));
       }
@@ -165,8 +164,14 @@ nlohmann::ordered_json plan_summary(const Spec& spec, const Plan& plan) {
   j["requests"] = plan.requests.size();
   j["judge_calls"] = plan.judge_tasks.size();
   nlohmann::ordered_json judges = nlohmann::ordered_json::array();
-  for (const auto& jd : spec.judges)
-    judges.push_back({{"name", jd.name}, {"provider", jd.provider}, {"model", jd.model}, {"rubric", jd.rubric}});
+  auto price_json = [](const Price& p) {
+    return nlohmann::ordered_json{{"input", p.input}, {"output", p.output}, {"from", p.from}};
+  };
+  for (const auto& jd : spec.judges) {
+    nlohmann::ordered_json row{{"name", jd.name}, {"provider", jd.provider}, {"model", jd.model}, {"rubric", jd.rubric}};
+    if (jd.price) row["price"] = price_json(*jd.price);
+    judges.push_back(std::move(row));
+  }
   j["judges"] = judges;
 
   nlohmann::ordered_json by_model = nlohmann::ordered_json::object(), by_arm = nlohmann::ordered_json::object();
@@ -191,7 +196,8 @@ nlohmann::ordered_json plan_summary(const Spec& spec, const Plan& plan) {
   j["requests_by_factor"] = by_factor;
 
   // Forecast: input tokens estimated from the text (as the scheduler does), output tokens
-  // at most the token limit; cost for the models whose settings carry a price.
+  // at most the token limit; cost for the models with a price (their own, or their
+  // provider's list price).
   nlohmann::ordered_json forecast = nlohmann::ordered_json::object();
   double total_in = 0, total_out = 0, total_cost = 0;
   nlohmann::ordered_json unpriced = nlohmann::ordered_json::array();
@@ -203,10 +209,11 @@ nlohmann::ordered_json plan_summary(const Spec& spec, const Plan& plan) {
       in += i;
       out += o;
     }
-    const auto& params = spec.models[m].params;
+    const auto& price = spec.models[m].price;
     nlohmann::ordered_json row{{"input_tokens", std::llround(in)}, {"max_output_tokens", std::llround(out)}};
-    if (params.contains("price") && params["price"].is_object()) {
-      double cost = in / 1e6 * params["price"].value("input", 0.0) + out / 1e6 * params["price"].value("output", 0.0);
+    if (price) {
+      double cost = in / 1e6 * price->input + out / 1e6 * price->output;
+      row["price"] = price_json(*price);
       row["max_cost_usd"] = cost;
       total_cost += cost;
     } else {

@@ -60,12 +60,22 @@ struct Variant {
   SourceRange range;
 };
 
+/// What a model's calls cost: USD per million input and output tokens.
+struct Price {
+  double input = 0;
+  double output = 0;
+  std::string from;  ///< where it was declared, for people: "prices openai in stdlib/providers.audit", "model gpt"
+};
+
 struct Provider {
   std::string name;
   std::string protocol = "openai_chat";
   std::string base_url;
   std::string key_env;
-  nlohmann::json settings = nlohmann::json::object();  ///< rpm, tpm, concurrency, prices...
+  nlohmann::json settings = nlohmann::json::object();  ///< rpm, tpm, concurrency...
+  /// List prices by model string, from every `prices NAME { ... }` (the spec's own win
+  /// over those of its modules, which win over the stdlib's).
+  std::map<std::string, Price> prices;
   SourceRange range;
 };
 
@@ -73,7 +83,10 @@ struct Model {
   std::string name;
   std::string provider;
   std::string model;  ///< model string sent to the API
-  nlohmann::json params = nlohmann::json::object();
+  nlohmann::json params = nlohmann::json::object();  ///< generation settings; never `price`
+  /// The model's own `price { ... }`, else its provider's table entry for the model
+  /// string; none when neither has one.
+  std::optional<Price> price;
   SourceRange range;
 };
 
@@ -89,7 +102,8 @@ struct Judge {
   std::string provider;
   std::string model;
   std::string rubric;
-  nlohmann::json params = nlohmann::json::object();
+  nlohmann::json params = nlohmann::json::object();  ///< never `rubric` or `price`
+  std::optional<Price> price;  ///< resolved as for Model: judge calls are paid calls too
   SourceRange range;
 };
 

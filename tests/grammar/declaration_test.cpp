@@ -78,6 +78,9 @@ TEST_CASE("prompt, provider, model, defaults, arm, judge") {
       {"defaults { temperature 0 }", "(defaults (block (temperature 0)))"},
       {"arm baseline { system none }", "(arm baseline (block (system none)))"},
       {"judge j = openai(\"mini\") { rubric mira }", "(judge j openai \"mini\" (block (rubric mira)))"},
+      {"prices openai { \"gpt-5.4\" { input 2.5 output 15 } \"m\" {} }",
+       "(prices openai (\"gpt-5.4\" (block (input 2.5) (output 15))) (\"m\" (block)))"},
+      {"prices local {}", "(prices local)"},
   });
 }
 
@@ -125,6 +128,6 @@ TEST_CASE("the all-constructs corpus parses without errors") {
   auto path = mirac::test::source_dir() / "tests/grammar/corpus/all_constructs.audit";
   auto p = mirac::test::parse_text(mirac::test::read_file(path), path.string());
   CHECK_MESSAGE(p->errors.empty(), p->errors);
-  CHECK(p->module.decls.size() == 43);
+  CHECK(p->module.decls.size() == 44);
   CHECK(p->module.comments.size() == 7);
 }
