@@ -11,6 +11,15 @@ namespace mirac {
 
 namespace {
 
+// The word an option value spells: a name, or `none`, which the grammar reads as the
+// literal (it is a reserved word), so `adjust none` and `effect none` are words here too.
+std::string option_word(const std::vector<ast::OptionValue>& values) {
+  if (values.empty()) return "";
+  if (std::holds_alternative<ast::NoneLit>(values[0].value.node)) return "none";
+  const auto* n = std::get_if<ast::Name>(&values[0].value.node);
+  return n ? n->name : "";
+}
+
 const std::set<std::string> kFunctions = {"lower_first", "upper_first", "lower", "upper", "trim", "len",
                                           "strip_prefix", "strip_suffix", "replace", "abs", "min", "max"};
 
@@ -389,12 +398,11 @@ class Checker {
     } else if (k == "pairs" || k == "within" || k == "by") {
       for (const auto& v : o.values) grouping_expr(v.value);
     } else if (k == "adjust") {
-      const auto* n = o.values.empty() ? nullptr : std::get_if<ast::Name>(&o.values[0].value.node);
-      if (!n || (n->name != "bh" && n->name != "bonferroni" && n->name != "none"))
-        diags_.error(o.range, "adjust must be bh, bonferroni or none");
+      std::string w = option_word(o.values);
+      if (w != "bh" && w != "bonferroni" && w != "none") diags_.error(o.range, "adjust must be bh, bonferroni or none");
     } else if (k == "effect") {
-      const auto* n = o.values.empty() ? nullptr : std::get_if<ast::Name>(&o.values[0].value.node);
-      if (!n || (n->name != "cohen_dz" && n->name != "none")) diags_.error(o.range, "effect must be cohen_dz or none");
+      std::string w = option_word(o.values);
+      if (w != "cohen_dz" && w != "none") diags_.error(o.range, "effect must be cohen_dz or none");
     } else if (k == "against") {
       const auto* c = o.values.empty() ? nullptr : std::get_if<ast::Call>(&o.values[0].value.node);
       if (!c || (c->callee.name != "csv" && c->callee.name != "jsonl") || c->args.size() != 1 ||

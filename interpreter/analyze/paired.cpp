@@ -44,6 +44,17 @@ nlohmann::ordered_json run_paired(const Context& ctx, const ast::AnalysisDecl& a
         if (ok) family.push_back({name_of(arg), std::move(p.treatment), std::move(p.control)});
       }
     }
+    // Reported once per comparison, as wilcoxon does: every dimension shares the matching.
+    std::size_t duplicates = 0;
+    for (const auto& m : matched) duplicates += m.duplicate_keys;
+    if (duplicates > 0) {
+      bool one = duplicates == 1;
+      ctx.diags.warning(a.name.range,
+                        fmt::format("analysis {}: {} pairing key{} of {} {} more than one answer on a side and {} left "
+                                    "out (see results.json); name every factor that varies in 'pairs'",
+                                    a.name.name, duplicates, one ? "" : "s", cmp.label(), one ? "has" : "have",
+                                    one ? "is" : "are"));
+    }
     std::vector<stats::PairedComparison> results = stats::paired_comparisons(family);
     nlohmann::ordered_json group_list = nlohmann::ordered_json::array();
     for (std::size_t gi = 0, s = 0, k = 0; gi < groups.size(); ++gi) {
