@@ -473,7 +473,7 @@ class Printer {
   }
 
   void decl(const ast::ProviderDecl& d, const SourceRange&) { block("provider " + d.name.name, d.settings, false); }
-  // One row per line, except a lone row that fits (a spec correcting one price).
+  // A table reads as one: one row per line, even when there is a single row.
   void decl(const ast::PricesDecl& d, const SourceRange& r) {
     braced(
         "prices " + d.provider.name, d.entries, &r,
@@ -482,7 +482,7 @@ class Printer {
           flush_at(e.range);
           block(quote_string(e.model.value), e.price);
         },
-        " ", d.entries.size() <= 1);
+        " ", d.entries.empty());
   }
   void decl(const ast::DefaultsDecl& d, const SourceRange&) { block("defaults", d.settings); }
   void decl(const ast::ArmDecl& d, const SourceRange&) { block("arm " + d.name.name, d.settings); }
