@@ -1,0 +1,80 @@
+// content.hpp: what one report item (`table means(D3) { by model }`, `figure contrasts(...)`)
+// becomes: blocks of the document, built from results.json. Shared by the files that
+// build each kind of content (means, contrasts, analyses, flags).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "interpreter/spec.hpp"
+#include "runtime/report/document.hpp"
+
+namespace mirac::report {
+
+using Json = nlohmann::ordered_json;
+
+/// One item of a `report` block, with its options read; the default report (a spec
+/// without one) is built from the same items.
+struct Item {
+  std::string kind;     ///< section, text, table, figure
+  std::string content;  ///< means, bars, contrasts, analysis, flags (tables and figures)
+  std::vector<std::string> args;
+  std::vector<std::string> by;  ///< the `by` option's variables; empty: the content's default
+  const ast::Expr* where = nullptr;  ///< the `where` option, pointing into the spec
+  std::string title;  ///< the `title` option, or the text of a section or text item
+};
+
+struct Context {
+  const Spec& spec;
+  const Json& results;
+};
+
+/// Blocks for one table or figure item. Never throws for missing or malformed data: what
+/// cannot be shown becomes a Note in place.
+void means_item(const Context& ctx, const Item& item, std::vector<Block>& out);
+void contrasts_item(const Context& ctx, const Item& item, std::vector<Block>& out);
+void analyses_item(const Context& ctx, const Item& item, std::vector<Block>& out);
+void flags_item(const Context& ctx, const Item& item, std::vector<Block>& out);
+
+// --- reading results.json defensively: every accessor accepts any JSON value --------------
+
+/// `j[key]` when `j` is an object holding `key`, else nullptr.
+const Json* member(const Json* j, const std::string& key);
+/// The entry of the list `results[list]` whose "name" is `name`, else nullptr.
+const Json* named_entry(const Json& results, const std::string& list, const std::string& name);
+/// A number (null, missing or not a number: none).
+std::optional<double> number(const Json* j);
+/// A string as is, a number or boolean as text, else "".
+std::string text(const Json* j);
+
+// --- shared pieces ----------------------------------------------------------------------
+
+/// `expr` as written in the spec, for captions ("arm == baseline").
+std::string expr_text(const ast::Expr& expr);
+/// " where arm == baseline", or "" without a `where`.
+std::string where_suffix(const Item& item);
+/// "model × arm" for a list of variables.
+std::string join_by(const std::vector<std::string>& by);
+
+/// Entries of a by-model-and-arm list (means, flag tallies) merged by some of model and
+/// arm: results.json has nothing finer, so other variables cannot group them.
+struct ModelArmGroup {
+  std::vector<std::string> values;       ///< one per grouping variable
+  std::vector<const Json*> entries;      ///< the merged entries, in results.json order
+};
+struct ModelArmGrouping {
+  std::vector<std::string> by;      ///< the variables used (model and/or arm)
+  std::vector<ModelArmGroup> groups;  ///< in the spec's order of models and arms
+  std::vector<std::string> notes;   ///< what could not be honoured, for Notes
+  bool failed = false;              ///< the `where` cannot be applied: show nothing
+};
+ModelArmGrouping group_by_model_arm(const Context& ctx, const Item& item, const Json* list,
+                                    const std::vector<std::string>& default_by);
+
+/// The top of the scored rubric's scale (the bars' axis), if the spec declares one.
+std::optional<double> scale_top(const Spec& spec);
+
+}  // namespace mirac::report

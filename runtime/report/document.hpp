@@ -1,0 +1,48 @@
+// document.hpp: a report as a list of blocks, built once from the spec and results.json
+// and then printed as Markdown and as HTML, so that the two always say the same thing.
+#pragma once
+
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace mirac::report {
+
+struct Heading {
+  std::string text;
+  int level = 2;  ///< 2: a `section`; 3: the title of one table or figure
+};
+struct Paragraph {
+  std::string text;
+};
+/// Something the reader must know in place: data missing from results.json, an analysis
+/// that failed, an option the data cannot honour.
+struct Note {
+  std::string text;
+};
+struct Table {
+  std::string caption;
+  std::vector<std::string> header;
+  std::vector<bool> numeric;  ///< per column: right-aligned
+  std::vector<std::vector<std::string>> rows;
+};
+struct Figure {
+  std::string title;
+  std::string stem;  ///< file name without directory and extension, before de-duplication
+  std::string file;  ///< "figures/STEM.svg", set when the report's files are named
+  std::string svg;
+};
+using Block = std::variant<Heading, Paragraph, Note, Table, Figure>;
+
+struct Document {
+  std::string title;
+  /// One line; text between backticks prints as code ("spec `otc` · 48 score rows").
+  std::string provenance;
+  std::vector<Block> blocks;
+};
+
+std::string to_markdown(const Document& doc);
+/// One self-contained page: inline CSS, the figures' SVG inline, no scripts, no links.
+std::string to_html(const Document& doc);
+
+}  // namespace mirac::report

@@ -1,0 +1,93 @@
+// html.cpp: the report as one self-contained HTML page. Everything it needs is inside it
+// (CSS in <style>, figures as inline <svg>), so it can be mailed or archived as one file
+// and opened offline; there is no script and no reference to anything outside the page.
+#include <fmt/format.h>
+
+#include "runtime/report/document.hpp"
+#include "runtime/report/svg.hpp"
+
+namespace mirac::report {
+
+namespace {
+
+constexpr const char* kStyle = R"(body { font-family: Helvetica, Arial, sans-serif; color: #222; margin: 0; }
+main { max-width: 60rem; margin: 2rem auto; padding: 0 1rem; }
+h1 { font-size: 1.6rem; }
+h2 { font-size: 1.3rem; margin-top: 2rem; border-bottom: 1px solid #ccc; }
+h3 { font-size: 1.05rem; }
+p.provenance { color: #555; font-size: 0.9rem; }
+table { border-collapse: collapse; margin: 1rem 0; font-size: 0.9rem; }
+caption { text-align: left; font-weight: bold; padding-bottom: 0.3rem; }
+th, td { border-bottom: 1px solid #ddd; padding: 0.25rem 0.6rem; text-align: left; }
+th { border-bottom: 2px solid #999; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+figure { margin: 1rem 0; }
+figure svg { max-width: 100%; height: auto; }
+figcaption { font-size: 0.9rem; color: #555; }
+p.note { background: #fff6e0; border-left: 4px solid #e69f00; padding: 0.4rem 0.6rem; }
+)";
+
+// The SVG namespace declaration is needed in a standalone .svg file but not inline in
+// HTML, and leaving it out keeps the page free of anything that looks like a URL.
+std::string inline_svg(std::string svg) {
+  const std::string ns = " xmlns=\"http://www.w3.org/2000/svg\"";
+  if (auto at = svg.find(ns); at != std::string::npos) svg.erase(at, ns.size());
+  return svg;
+}
+
+// `a` -> <code>a</code>, the rest escaped.
+std::string code_spans(const std::string& text) {
+  std::string out;
+  bool code = false;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    if (i < text.size() && text[i] != '`') continue;
+    std::string part = xml_escape(text.substr(start, i - start));
+    out += code ? "<code>" + part + "</code>" : part;
+    code = !code;
+    start = i + 1;
+  }
+  return out;
+}
+
+void table(std::string& out, const Table& t) {
+  auto cls = [&](std::size_t i) { return i < t.numeric.size() && t.numeric[i] ? " class=\"num\"" : ""; };
+  out += "<table>\n";
+  if (!t.caption.empty()) out += fmt::format("<caption>{}</caption>\n", xml_escape(t.caption));
+  out += "<thead><tr>";
+  for (std::size_t i = 0; i < t.header.size(); ++i) out += fmt::format("<th{}>{}</th>", cls(i), xml_escape(t.header[i]));
+  out += "</tr></thead>\n<tbody>\n";
+  for (const auto& row : t.rows) {
+    out += "<tr>";
+    for (std::size_t i = 0; i < t.header.size(); ++i)
+      out += fmt::format("<td{}>{}</td>", cls(i), xml_escape(i < row.size() ? row[i] : ""));
+    out += "</tr>\n";
+  }
+  out += "</tbody>\n</table>\n";
+}
+
+}  // namespace
+
+std::string to_html(const Document& doc) {
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  out += fmt::format("<title>{}</title>\n<style>\n{}</style>\n</head>\n<body>\n<main>\n", xml_escape(doc.title), kStyle);
+  out += fmt::format("<h1>{}</h1>\n", xml_escape(doc.title));
+  if (!doc.provenance.empty()) out += fmt::format("<p class=\"provenance\">{}</p>\n", code_spans(doc.provenance));
+  for (const auto& block : doc.blocks) {
+    if (const auto* h = std::get_if<Heading>(&block)) {
+      out += fmt::format("<h{0}>{1}</h{0}>\n", h->level, xml_escape(h->text));
+    } else if (const auto* p = std::get_if<Paragraph>(&block)) {
+      out += fmt::format("<p>{}</p>\n", xml_escape(p->text));
+    } else if (const auto* n = std::get_if<Note>(&block)) {
+      out += fmt::format("<p class=\"note\"><strong>Note:</strong> {}</p>\n", xml_escape(n->text));
+    } else if (const auto* t = std::get_if<Table>(&block)) {
+      table(out, *t);
+    } else if (const auto* f = std::get_if<Figure>(&block)) {
+      out += fmt::format("<figure>\n{}<figcaption>{}</figcaption>\n</figure>\n", inline_svg(f->svg), xml_escape(f->title));
+    }
+  }
+  out += "</main>\n</body>\n</html>\n";
+  return out;
+}
+
+}  // namespace mirac::report
