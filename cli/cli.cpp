@@ -12,7 +12,9 @@
 
 #include "cli/analyze_command.hpp"
 #include "cli/export_command.hpp"
+#include "cli/rewrite_command.hpp"
 #include "cli/run_command.hpp"
+#include "cli/status_command.hpp"
 #include "interpreter/driver.hpp"
 #include "interpreter/format.hpp"
 #include "interpreter/modules.hpp"
@@ -184,6 +186,9 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   analyze->add_option("--out", o.out_dir, "output directory (default: results)");
   analyze->add_option("--resamples", o.resamples, "bootstrap resamples per contrast interval (default 2000)");
   analyze->add_option("--seed", o.seed, "bootstrap seed (default 20260101)");
+  AnalyzeCommandOptions a;
+  analyze->add_option("--store", a.store, "without --scores: the run directory to read scores from (default: runs/<spec name>)");
+  analyze->add_flag("--offline", a.offline, "without --scores: the scores of an --offline run");
 
   RunCommandOptions r;
   double budget = 0;
@@ -193,11 +198,18 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     cmd->add_option("spec", r.spec, "the .audit spec file")->required();
     cmd->add_option("--data", r.data, "data root for relative data paths");
     cmd->add_option("--store", r.store, "run directory holding store.sqlite (default: runs/<spec name>)");
+    cmd->add_flag("--offline", r.offline, "use the built-in offline provider for every model and judge (no keys, no network)");
   }
+  run->add_flag("--answers-only", r.answers_only, "stop after the answers: no judging, no analysis");
+  run->add_option("--repairs", r.repairs, "ask a judge again this often when its reply breaks the rubric (default 2)");
+  run->add_option("--out", r.out_dir, "results directory (default: <run dir>/results)");
   run->add_option("--only", r.only, "only requests matching key=value,... (factors, model, arm, seed)");
   run->add_option("--limit", r.limit, "send at most N requests (a pilot)");
   run->add_option("--concurrency", r.concurrency, "requests in flight per provider (overrides the provider's setting)");
   CLI::Option* budget_option = run->add_option("--budget", budget, "stop sending before spending more than USD this run");
+  bool status_json = false;
+  status->add_option("--only", r.only, "only requests matching key=value,... (factors, model, arm, seed)");
+  status->add_flag("--json", status_json, "print the counts as JSON");
 
   std::string what, import_file, export_format = "jsonl";
   CLI::App* export_cmd = app.add_subcommand("export", "write the stored answers of the plan as JSONL or CSV");
@@ -207,10 +219,23 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     cmd->add_option("what", what, "what to move: responses")->required()->check(CLI::IsMember({"responses"}));
     cmd->add_option("--store", r.store, "run directory holding store.sqlite (default: runs/<spec name>)");
     cmd->add_option("--data", r.data, "data root for relative data paths");
+    cmd->add_flag("--offline", r.offline, "the store of an --offline run");
   }
   export_cmd->add_option("-o,--output", o.output, "output file (default: standard output)");
   export_cmd->add_option("--format", export_format, "jsonl (default) or csv")->check(CLI::IsMember({"jsonl", "csv"}));
   import_cmd->add_option("file", import_file, "JSONL file of answers")->required();
+
+  // `mirac rewrite`: the variants' missing texts from their rewriter, into a lock file.
+  RunCommandOptions rw;
+  std::string rewrite_output;
+  CLI::App* rewrite = app.add_subcommand("rewrite", "ask the rewriter model for the variant texts no lock holds yet; "
+                                                    "write them to a JSONL lock file for review");
+  rewrite->add_option("spec", rw.spec, "the .audit spec file")->required();
+  rewrite->add_option("--data", rw.data, "data root for relative data paths");
+  rewrite->add_option("--store", rw.store, "run directory holding store.sqlite (default: runs/<spec name>)");
+  rewrite->add_option("-o,--output", rewrite_output, "lock file to write (default: <run dir>/<field>.lock.jsonl)");
+  rewrite->add_option("--only", rw.only, "only rewrites matching key=value,... (seed, the variant's factors)");
+  rewrite->add_option("--limit", rw.limit, "request at most N rewrites (a pilot)");
 
   std::vector<std::string> storage = {"mirac"};
   storage.insert(storage.end(), args.begin(), args.end());
@@ -231,10 +256,15 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       if (budget_option->count() > 0) r.budget_usd = budget;
       return cmd_run(r, out, err);
     }
-    if (status->parsed()) return cmd_status(r, out, err);
+    if (status->parsed()) return cmd_status(r, status_json, out, err);
     if (export_cmd->parsed()) return cmd_export(r, what, o.output, export_format, out, err);
     if (import_cmd->parsed()) return cmd_import(r, what, import_file, out, err);
-    if (analyze->parsed()) return cmd_analyze(o.spec, o.data, o.scores, o.out_dir, o.resamples, o.seed, out, err);
+    if (rewrite->parsed()) return cmd_rewrite(rw, rewrite_output, out, err);
+    if (analyze->parsed()) {
+      a.spec = o.spec, a.data = o.data, a.scores = o.scores, a.out_dir = o.out_dir;
+      a.resamples = o.resamples, a.seed = o.seed;
+      return cmd_analyze(a, out, err);
+    }
   } catch (const std::exception& e) {
     // A crash on any input is a bug; say so plainly rather than abort.
     err << "mirac: internal error: " << e.what() << "\nplease report this with the spec that caused it\n";

@@ -1,5 +1,6 @@
 #include "cli/run_command.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdlib>
@@ -10,7 +11,9 @@
 
 #include <fmt/format.h>
 
+#include "cli/analyze_command.hpp"
 #include "interpreter/driver.hpp"
+#include "runtime/judge/judge_phase.hpp"
 #include "runtime/scheduler/run_plan.hpp"
 #include "runtime/store/store.hpp"
 
@@ -76,12 +79,19 @@ SchedulerOptions scheduler_options(const Spec& spec, const RunCommandOptions& o)
     if (o.concurrency > 0) limits.max_in_flight = o.concurrency;
     s.provider_limits[name] = limits;
   }
-  // Prices: a model's settings may carry `price { input 2.5 output 10 }` (USD per million tokens).
-  for (const auto& m : spec.models) {
-    if (!m.params.contains("price")) continue;
-    const auto& p = m.params["price"];
-    s.prices[m.model] = ModelPrice{p.value("input", 0.0), p.value("output", 0.0)};
-  }
+  // Prices as check resolved them (a model's own `price`, else its provider's `prices`
+  // table), keyed by model string as the scheduler bills. Judges are paid calls too. One
+  // model string priced twice (check warns) keeps the higher of each part, so that a
+  // budget errs towards stopping early.
+  auto add_price = [&](const std::string& model, const std::optional<Price>& p) {
+    if (!p) return;
+    auto [it, fresh] = s.prices.try_emplace(model, ModelPrice{p->input, p->output});
+    if (fresh) return;
+    if (p->input > it->second.input_per_mtok) it->second.input_per_mtok = p->input;
+    if (p->output > it->second.output_per_mtok) it->second.output_per_mtok = p->output;
+  };
+  for (const auto& m : spec.models) add_price(m.model, m.price);
+  for (const auto& j : spec.judges) add_price(j.model, j.price);
   s.budget_usd = o.budget_usd;
   return s;
 }
@@ -89,70 +99,97 @@ SchedulerOptions scheduler_options(const Spec& spec, const RunCommandOptions& o)
 }  // namespace
 
 std::filesystem::path run_dir(const Spec& spec, const RunCommandOptions& o) {
-  return o.store.empty() ? std::filesystem::path("runs") / spec.name : std::filesystem::path(o.store);
+  if (!o.store.empty()) return o.store;
+  // Offline answers live apart, so a real run's store never mixes with simulated ones.
+  return std::filesystem::path("runs") / (o.offline ? spec.name + ".offline" : spec.name);
 }
 
 std::unique_ptr<Compilation> compile_spec(const RunCommandOptions& o, std::ostream& err) {
   CheckOptions c;
   if (!o.data.empty()) c.data_root = o.data;
   if (const char* env = std::getenv("MIRAC_DATA"); env && *env) c.env_data_root = env;
+  c.offline = o.offline;
   auto compilation = compile(o.spec, c);
   compilation->diags.print(err, compilation->sources);
   return compilation;
 }
 
+namespace {
+
+// Progress of one phase: a bar on a terminal, a line every ten seconds otherwise.
+RunHooks progress_hooks(const std::string& phase, std::ostream& err) {
+  const bool terminal = isatty(STDERR_FILENO) != 0;
+  RunHooks hooks;
+  hooks.on_progress = [&err, phase, terminal](const Progress& p) {
+    if (terminal)
+      err << '\r' << fmt::format("{:<8} ", phase) << format_progress_bar(p, 30) << (p.final ? "\n" : "") << std::flush;
+    else if (p.final || static_cast<long>(p.elapsed_s) % 10 == 0)
+      err << fmt::format("{:<8} ", phase) << format_progress(p) << '\n';
+  };
+  hooks.log = [&err, terminal](const std::string& line) { err << (terminal ? "\n" : "") << line << '\n'; };
+  return hooks;
+}
+
+std::string format_judge_summary(const std::string& judge, const JudgePhaseSummary& s) {
+  std::string out = fmt::format("judge {}: {} answers, {} scored, {} unusable replies, {} failed, {} pending\n", judge,
+                                s.answers, s.scored, s.invalid, s.failed, s.pending);
+  for (const auto& p : s.problems) out += "  unusable reply: " + p + "\n";
+  for (const auto& r : s.rounds)
+    if (!r.fatal_error.empty() || r.cancelled || !r.messages.empty()) out += format_summary(r);
+  return out;
+}
+
+// Scoped SIGINT handler: Ctrl-C sets g_cancel, which every phase checks.
+struct InterruptGuard {
+  InterruptGuard() : previous(std::signal(SIGINT, on_sigint)) { g_cancel.store(false); }
+  ~InterruptGuard() { std::signal(SIGINT, previous); }
+  void (*previous)(int);
+};
+
+}  // namespace
+
+// The pipeline: answers, then judging, then the analysis of everything scored. Each
+// phase reads and writes the store, so a rerun picks up wherever the last one stopped.
 int cmd_run(const RunCommandOptions& o, std::ostream& out, std::ostream& err) {
   auto c = compile_spec(o, err);
   if (!c->ok()) return kSpecError;
+  const Spec& spec = c->spec;
   Selected selected;
-  if (!select_requests(c->spec, c->plan, o, selected, err)) return kUsageError;
-  std::filesystem::path dir = run_dir(c->spec, o);
-  out << fmt::format("run {}: {} requests, store {}\n", c->spec.name, selected.calls.size(), dir.string());
+  if (!select_requests(spec, c->plan, o, selected, err)) return kUsageError;
+  const std::filesystem::path dir = run_dir(spec, o);
+  out << fmt::format("run {}{}: {} requests, store {}\n", spec.name, o.offline ? " (offline: simulated answers)" : "",
+                     selected.calls.size(), dir.string());
+  InterruptGuard interrupt;
+  SchedulerOptions options = scheduler_options(spec, o);
 
-  g_cancel.store(false);
-  auto previous = std::signal(SIGINT, on_sigint);
-  bool terminal = isatty(STDERR_FILENO) != 0;
-  RunHooks hooks;
-  hooks.on_progress = [&](const Progress& p) {
-    if (terminal) err << '\r' << format_progress_bar(p, 30) << (p.final ? "\n" : "") << std::flush;
-    else if (p.final || static_cast<long>(p.elapsed_s) % 10 == 0) err << format_progress(p) << '\n';
-  };
-  hooks.log = [&](const std::string& line) { err << (terminal ? "\n" : "") << line << '\n'; };
-  RunSummary summary = run_plan(selected.calls, dir, scheduler_options(c->spec, o), g_cancel, hooks);
-  std::signal(SIGINT, previous);
-  out << format_summary(summary);
-  if (!summary.fatal_error.empty()) return kRunError;
-  return summary.failed > 0 || summary.cancelled ? kRunError : kOk;
-}
+  RunSummary answers = run_plan(selected.calls, dir, options, g_cancel, progress_hooks("answers", err));
+  out << format_summary(answers);
+  if (!answers.fatal_error.empty() || answers.cancelled) return kRunError;
+  bool complete = answers.failed == 0 && answers.not_sent.empty();
+  if (o.answers_only) return complete ? kOk : kRunError;
 
-int cmd_status(const RunCommandOptions& o, std::ostream& out, std::ostream& err) {
-  auto c = compile_spec(o, err);
-  if (!c->ok()) return kSpecError;
-  std::filesystem::path dir = run_dir(c->spec, o);
-  if (!std::filesystem::exists(dir / "store.sqlite")) {
-    out << fmt::format("{}: nothing run yet ({} requests pending; store {})\n", c->spec.name, c->plan.requests.size(),
-                       dir.string());
-    return kOk;
-  }
-  std::string error;
-  auto store = Store::open(dir, error);
-  if (!store) {
-    err << "mirac: " << error << '\n';
-    return kRunError;
-  }
-  std::vector<std::string> all;
-  for (const auto& r : c->plan.requests) all.push_back(r.call.hash);
-  out << "all        " << format_status(store->status(all)) << '\n';
-  for (std::size_t m = 0; m < c->spec.models.size(); ++m) {
-    for (std::size_t a = 0; a < c->spec.arms.size(); ++a) {
-      std::vector<std::string> hashes;
-      for (const auto& r : c->plan.requests)
-        if (r.model == static_cast<int>(m) && r.arm == static_cast<int>(a)) hashes.push_back(r.call.hash);
-      out << fmt::format("{:<10} {}\n", c->spec.models[m].name + "/" + c->spec.arms[a].name, format_status(store->status(hashes)));
+  std::vector<std::size_t> rows;
+  for (const RequestRow* r : selected.rows) rows.push_back(static_cast<std::size_t>(r - c->plan.requests.data()));
+  for (std::size_t j = 0; j < spec.judges.size(); ++j) {
+    if (options.budget_usd) {  // one budget for the whole run
+      double spent = answers.spend_usd;
+      *options.budget_usd = std::max(0.0, *o.budget_usd - spent);
     }
+    JudgeBuilder judge(spec, c->sources, static_cast<int>(j));
+    JudgePhaseSummary judged = run_judge_phase(spec, c->plan, judge, dir, rows, o.repairs, options, g_cancel,
+                                               progress_hooks("judge", err));
+    out << format_judge_summary(spec.judges[j].name, judged);
+    for (const auto& r : judged.rounds) answers.spend_usd += r.spend_usd;
+    if (judged.stopped) return kRunError;
+    complete = complete && judged.pending == 0 && judged.failed == 0 && judged.invalid == 0;
   }
-  out << fmt::format("spend so far: ${:.2f}\n", store->total_spend());
-  return kOk;
+  if (!spec.judges.empty()) {
+    AnalyzeCommandOptions ao;
+    ao.repairs = o.repairs;
+    const std::filesystem::path results = o.out_dir.empty() ? dir / "results" : std::filesystem::path(o.out_dir);
+    if (int rc = analyze_run_store(*c, dir, results, ao, out, err); rc != kOk) return rc == kSpecError ? kSpecError : kRunError;
+  }
+  return complete ? kOk : kRunError;
 }
 
 }  // namespace mirac

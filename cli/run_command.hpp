@@ -21,6 +21,10 @@ struct RunCommandOptions {
   std::size_t limit = 0;
   int concurrency = 0;  ///< per provider; 0: the provider's own setting
   std::optional<double> budget_usd;
+  bool offline = false;       ///< --offline: the built-in offline provider answers and judges
+  bool answers_only = false;  ///< --answers-only: stop after the answer phase
+  int repairs = 2;            ///< judge replies the rubric rejects are asked again this often
+  std::string out_dir;        ///< results directory (default <run dir>/results)
 };
 
 /// Compiles `o.spec` (with `--data`, then $MIRAC_DATA) and prints its diagnostics to `err`.
@@ -29,6 +33,5 @@ std::unique_ptr<Compilation> compile_spec(const RunCommandOptions& o, std::ostre
 std::filesystem::path run_dir(const Spec& spec, const RunCommandOptions& o);
 
 int cmd_run(const RunCommandOptions& o, std::ostream& out, std::ostream& err);
-int cmd_status(const RunCommandOptions& o, std::ostream& out, std::ostream& err);
 
 }  // namespace mirac

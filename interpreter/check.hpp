@@ -13,6 +13,8 @@ namespace mirac {
 struct CheckOptions {
   std::optional<std::filesystem::path> data_root;  ///< --data DIR
   std::optional<std::filesystem::path> env_data_root;  ///< $MIRAC_DATA
+  /// --offline: every model and judge is answered by the built-in `offline` provider.
+  bool offline = false;
 };
 
 Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options, SourceManager& sources,
@@ -22,5 +24,8 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
 void bind_seeds(Spec& spec, const std::vector<const ast::Decl*>& decls, SourceManager& sources, Diagnostics& diags);
 void bind_texts(Spec& spec, const std::vector<const ast::Decl*>& decls, SourceManager& sources, Diagnostics& diags);
 void check_analysis_blocks(const Spec& spec, Diagnostics& diags);
+/// Points every model and judge at the built-in `offline` provider (declaring it when the
+/// spec does not use stdlib.providers): models become `sim-<model>`, judges `judge-<model>`.
+void use_offline_provider(Spec& spec);
 
 }  // namespace mirac

@@ -10,6 +10,7 @@ std::unique_ptr<Compilation> compile(const std::filesystem::path& spec_path, con
   if (c->modules.empty() || !c->ok()) return c;
   c->spec = check(c->modules, options, c->sources, c->diags);  // phase 2: resolve and check
   if (!c->ok()) return c;
+  if (options.offline) use_offline_provider(c->spec);
   c->plan = build_plan(c->spec, c->diags);  // phase 3: plan
   return c;
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "runtime/http/curl_multi_client.hpp"
+#include "runtime/offline/offline_model.hpp"
 
 namespace mirac {
 
@@ -24,7 +25,8 @@ RunSummary run_plan(const std::vector<ModelCall>& calls, const std::filesystem::
   // CURLOPT_NOPROXY replaces the NO_PROXY variable, so keep the user's list as well.
   for (const char* var : {"NO_PROXY", "no_proxy"})
     if (auto v = env.get(var)) curl.no_proxy += "," + *v;
-  CurlMultiClient http(curl);
+  CurlMultiClient network(curl);
+  OfflineRoutingClient http(network);  // the built-in `offline` provider never touches the network
   SystemClock clock;
   SeededRandom random(jitter_seed);
   SchedulerContext ctx{clock, random, env, cancel, hooks.on_progress, hooks.log};

@@ -54,7 +54,10 @@ inline Run run_analyze(const std::filesystem::path& spec, const std::filesystem:
   std::ostringstream out, err;
   Run r;
   r.dir = dir;
-  r.code = mirac::cmd_analyze(spec.string(), data, scores.string(), dir.string(), resamples, seed, out, err);
+  mirac::AnalyzeCommandOptions o;
+  o.spec = spec.string(), o.data = data, o.scores = scores.string(), o.out_dir = dir.string();
+  o.resamples = resamples, o.seed = seed;
+  r.code = mirac::cmd_analyze(o, out, err);
   r.out = out.str();
   r.err = err.str();
   if (std::filesystem::exists(dir / "results.json")) r.results = read_json(dir / "results.json");

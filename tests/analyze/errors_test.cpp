@@ -63,15 +63,23 @@ TEST_CASE("bad cells are reported at their row and column, every one of them") {
                "6 errors generated.\n");
 }
 
-TEST_CASE("usage errors: no --scores, no resamples, unreadable file") {
+TEST_CASE("usage errors: no run store without --scores, no resamples, unreadable file") {
+  auto options = [](std::string scores, int resamples) {
+    mirac::AnalyzeCommandOptions o;
+    o.spec = (reference_dir() / "small.audit").string(), o.scores = std::move(scores), o.resamples = resamples;
+    o.seed = 1;
+    o.store = (std::filesystem::temp_directory_path() / "mirac_analyze_no_store").string();
+    return o;
+  };
   std::ostringstream out, err;
-  CHECK(mirac::cmd_analyze((reference_dir() / "small.audit").string(), "", "", "", 10, 1, out, err) == 2);
-  CHECK(err.str() == "mirac analyze: --scores FILE.csv is required (scores from the run store are not available yet)\n");
+  std::filesystem::remove_all(options("", 10).store);
+  CHECK(mirac::cmd_analyze(options("", 10), out, err) == 2);
+  CHECK(err.str().find("no run store at ") != std::string::npos);
   std::ostringstream err2;
-  CHECK(mirac::cmd_analyze((reference_dir() / "small.audit").string(), "", "x.csv", "", 0, 1, out, err2) == 2);
+  CHECK(mirac::cmd_analyze(options("x.csv", 0), out, err2) == 2);
   CHECK(err2.str() == "mirac analyze: --resamples must be at least 1\n");
   std::ostringstream err3;
-  CHECK(mirac::cmd_analyze((reference_dir() / "small.audit").string(), "", "/nonexistent/s.csv", "", 10, 1, out, err3) == 1);
+  CHECK(mirac::cmd_analyze(options("/nonexistent/s.csv", 10), out, err3) == 1);
   CHECK(err3.str() == "/nonexistent/s.csv: error: cannot read scores file\n1 error generated.\n");
 }
 

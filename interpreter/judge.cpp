@@ -1,0 +1,278 @@
+#include "interpreter/judge.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "interpreter/analyze/row_scope.hpp"
+#include "interpreter/hash.hpp"
+#include "runtime/judge/message_format.hpp"
+
+namespace mirac {
+
+namespace {
+
+const ast::RubricDecl* find_rubric(const Spec& spec, const std::string& name) {
+  for (const auto& r : spec.rubrics)
+    if (r.name.name == name) return &r;
+  return nullptr;
+}
+
+std::string source_of(const SourceManager& sources, const SourceRange& r) {
+  if (!r.valid() || r.file >= static_cast<FileId>(sources.size())) return "";
+  const std::string& text = sources.text(r.file);
+  if (r.end.byte > text.size() || r.end.byte < r.begin.byte) return "";
+  return text.substr(r.begin.byte, r.end.byte - r.begin.byte);
+}
+
+std::string number_text(double v) { return fmt::format("{}", v); }
+
+// Dimensions grouped by `order` steps; without an order, one step per dimension.
+std::vector<std::vector<std::string>> steps_of(const ast::RubricDecl& rubric) {
+  std::vector<std::vector<std::string>> steps;
+  for (const auto& step : rubric.order) {
+    steps.emplace_back();
+    for (const auto& d : step) steps.back().push_back(d.name);
+  }
+  if (steps.empty())
+    for (const auto& d : rubric.dims) steps.push_back({d.name.name});
+  return steps;
+}
+
+std::string join(const std::vector<std::string>& items, const char* sep) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+// A checklist or seed value as prompt text: lists as indented bullets.
+void append_value(std::string& out, const std::string& key, const nlohmann::ordered_json& v) {
+  if (v.is_array()) {
+    out += key + ":\n";
+    if (v.empty()) out += "  (none)\n";
+    for (const auto& item : v) out += "  - " + (item.is_string() ? item.get<std::string>() : item.dump()) + "\n";
+  } else {
+    out += key + ": " + (v.is_string() ? v.get<std::string>() : v.dump()) + "\n";
+  }
+}
+
+}  // namespace
+
+JudgeBuilder::JudgeBuilder(const Spec& spec, const SourceManager& sources, int judge)
+    : spec_(spec), sources_(sources), judge_(judge) {
+  rubric_ = find_rubric(spec, spec.judges.at(judge).rubric);
+  if (!rubric_) throw std::invalid_argument("judge '" + spec.judges.at(judge).name + "' has no rubric");
+  for (const auto& d : rubric_->dims) dims_.push_back(d.name.name);
+  if (rubric_->scale) {
+    const auto& range = std::get<ast::RangeLit>(rubric_->scale->node);
+    lo_ = std::get<ast::NumberLit>(range.lo->node).value;
+    hi_ = std::get<ast::NumberLit>(range.hi->node).value;
+  }
+  const bool worst_low = rubric_->worst && rubric_->worst->name == "low";
+
+  std::string t;
+  t += fmt::format("You score one answer that an AI assistant gave to a user, for the audit \"{}\", with the rubric "
+                   "\"{}\".\n\n",
+                   spec.title.empty() ? spec.name : spec.title, rubric_->name.name);
+  for (const auto& i : rubric_->instructions) t += i.value + "\n";
+  if (!rubric_->instructions.empty()) t += "\n";
+  t += fmt::format("{}{} to {}; {} is the worst outcome and {} the best.\n", judge_format::kScale,
+                   number_text(lo_), number_text(hi_), number_text(worst_low ? lo_ : hi_),
+                   number_text(worst_low ? hi_ : lo_));
+  std::vector<std::string> step_texts;
+  for (const auto& step : steps_of(*rubric_)) step_texts.push_back(join(step, ", "));
+  t += "Score the dimensions in this order, finishing each step before the next: " + join(step_texts, "; then ") +
+       ".\n";
+  for (const auto& d : rubric_->dims) {
+    t += fmt::format("\n{}: {}\n", d.name.name, d.title.value);
+    if (d.description) t += "  " + d.description->value + "\n";
+    for (const auto& a : d.anchors) {
+      std::string score = a.score.range.valid() ? source_of(sources, a.score.range) : "";
+      if (const auto* n = std::get_if<ast::NumberLit>(&a.score.node)) score = number_text(n->value);
+      t += fmt::format("  {} = {}{}\n", score, a.label.value, a.text ? ". " + a.text->value : "");
+    }
+    if (d.na_when) t += "  Not applicable (null) when: " + source_of(sources, d.na_when->range) + "\n";
+    if (d.against) t += "  Judge it against the checklist's " + source_of(sources, d.against->range) + ".\n";
+    for (const auto& n : d.notes) t += "  Note: " + n.value + "\n";
+  }
+  std::vector<std::string> keys;
+  for (const auto& d : dims_) keys.push_back("\"" + d + "\"");
+  t += fmt::format(
+      "\nReply with one JSON object and nothing else. {}{} and \"rationale\". Each score is a whole "
+      "number from {} to {}, or null where the dimension is not applicable. \"rationale\" is an object with the "
+      "same dimension keys, each one sentence of at most 40 words saying why.\n",
+      judge_format::kKeys, join(keys, ", "), number_text(lo_), number_text(hi_));
+  instructions_ = std::make_shared<const std::string>(std::move(t));
+  system_sha256_ = sha256_hex(*instructions_);
+}
+
+nlohmann::json JudgeBuilder::reply_schema() const {
+  nlohmann::json properties = nlohmann::json::object(), rationale = nlohmann::json::object();
+  nlohmann::json required = nlohmann::json::array();
+  nlohmann::json scale = nlohmann::json::array();
+  for (double v = lo_; v <= hi_; v += 1) scale.push_back(static_cast<long>(v));
+  scale.push_back(nullptr);
+  for (const auto& d : dims_) {
+    properties[d] = {{"type", {"integer", "null"}}, {"enum", scale}};
+    rationale[d] = {{"type", "string"}};
+    required.push_back(d);
+  }
+  properties["rationale"] = {
+      {"type", "object"}, {"properties", rationale}, {"required", required}, {"additionalProperties", false}};
+  nlohmann::json all_required = required;
+  all_required.push_back("rationale");
+  return {{"type", "object"}, {"properties", properties}, {"required", all_required}, {"additionalProperties", false}};
+}
+
+std::string JudgeBuilder::message(const Plan& plan, const RequestRow& request, const std::string& answer) const {
+  const PromptRow& prompt = plan.prompts[request.prompt];
+  const Seed* seed = spec_.find_seed(prompt.seed);
+  std::string m = judge_format::kContext;
+  m += "seed: " + prompt.seed + "\n";
+  if (seed) {
+    for (const auto& f : spec_.seed_fields) {
+      std::string key = f.name;
+      if (f.index_factor >= 0) key += "." + spec_.factors[f.index_factor].levels[prompt.levels[f.index_factor]].name.name;
+      auto it = seed->fields.find(key);
+      if (it != seed->fields.end() && !it->second.empty()) m += f.name + ": " + it->second + "\n";
+    }
+  }
+  for (std::size_t f = 0; f < spec_.factors.size(); ++f) {
+    const ast::Level& level = spec_.factors[f].levels[prompt.levels[f]];
+    m += spec_.factors[f].name + ": " + level.name.name + (level.label ? " (" + level.label->value + ")" : "") + "\n";
+  }
+  m += judge_format::kPrompt + prompt.text + "\n";
+  m += judge_format::kAnswer + answer + "\n";
+  if (auto it = spec_.checklists.find(prompt.seed); it != spec_.checklists.end()) {
+    m += judge_format::kChecklist;
+    for (const auto& [key, value] : it->second.items()) append_value(m, key, value);
+  }
+  m += judge_format::kClosing;
+  return m;
+}
+
+ModelCall JudgeBuilder::call(const Plan& plan, const RequestRow& request, const std::string& answer,
+                             const std::string& repair) const {
+  const Judge& j = judge();
+  ModelCall c;
+  auto provider = spec_.providers.find(j.provider);
+  if (provider != spec_.providers.end()) {
+    c.provider = provider->second.name;
+    c.protocol = provider->second.protocol == "anthropic_messages" ? WireProtocol::anthropic_messages
+                                                                     : WireProtocol::openai_chat;
+    c.base_url = provider->second.base_url;
+    c.key_env = provider->second.key_env;
+  }
+  c.model = j.model;
+  c.system = instructions_;
+  c.user = message(plan, request, answer);
+  if (!repair.empty())
+    c.user += judge_format::kRepair + repair +
+              "\nReply again, with the JSON object only.";
+  c.params = j.params;
+  c.params.erase("price");
+  // OpenAI enforces a schema given as structured output; other providers get the
+  // format in the instructions only (their JSON modes differ or do not exist).
+  if (c.provider == "openai" && !(c.params.contains("extra") && c.params["extra"].contains("response_format")))
+    c.params["extra"]["response_format"] = {
+        {"type", "json_schema"},
+        {"json_schema", {{"name", "mirac_scores"}, {"strict", true}, {"schema", reply_schema()}}}};
+  ModelCall unhashed = c;
+  unhashed.system = nullptr;
+  nlohmann::json canonical = canonical_request(unhashed);
+  canonical["system_sha256"] = system_sha256_;
+  c.hash = sha256_hex(canonical.dump());
+  return c;
+}
+
+std::optional<nlohmann::json> extract_json_object(const std::string& text) {
+  std::size_t open = text.find('{'), close = text.rfind('}');
+  if (open == std::string::npos || close == std::string::npos || close < open) return std::nullopt;
+  nlohmann::json j = nlohmann::json::parse(text.substr(open, close - open + 1), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  return j;
+}
+
+JudgedScores ScoreReader::read(const Plan& plan, const RequestRow& request, const std::string& reply) const {
+  const auto& dims = builder_.dims();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  JudgedScores out;
+  out.scores.assign(dims.size(), nan);
+  out.rationale.assign(dims.size(), "");
+  std::optional<nlohmann::json> obj = extract_json_object(reply);
+  if (!obj) {
+    out.problem = "the reply holds no JSON object";
+    return out;
+  }
+  std::vector<std::string> problems;
+  std::vector<bool> said_na(dims.size(), false);
+  for (std::size_t d = 0; d < dims.size(); ++d) {
+    auto it = obj->find(dims[d]);
+    if (it == obj->end()) {
+      problems.push_back(fmt::format("{} is missing", dims[d]));
+      continue;
+    }
+    const nlohmann::json& v = *it;
+    double score = nan;
+    if (v.is_number()) {
+      score = v.get<double>();
+    } else if (v.is_string()) {
+      std::string s = v.get<std::string>();
+      if (s == "N/A" || s == "NA" || s == "n/a" || s == "na") said_na[d] = true;
+      else if (!s.empty() && s.find_first_not_of("0123456789") == std::string::npos) score = std::stod(s);
+      else problems.push_back(fmt::format("{} is \"{}\", not a score", dims[d], s));
+    } else if (v.is_null()) {
+      said_na[d] = true;
+    } else {
+      problems.push_back(fmt::format("{} is {}, not a score", dims[d], v.dump()));
+    }
+    if (!std::isnan(score)) {
+      if (score != std::floor(score))
+        problems.push_back(fmt::format("{} is {}, not a whole number", dims[d], number_text(score)));
+      else if (score < builder_.lo_ || score > builder_.hi_)
+        problems.push_back(fmt::format("{} is {}, outside the scale {}..{}", dims[d], number_text(score),
+                                       number_text(builder_.lo_), number_text(builder_.hi_)));
+      else
+        out.scores[d] = score;
+    }
+    if (obj->contains("rationale") && (*obj)["rationale"].is_object()) {
+      const auto& r = (*obj)["rationale"];
+      if (r.contains(dims[d]) && r[dims[d]].is_string()) out.rationale[d] = r[dims[d]].get<std::string>();
+    }
+  }
+  // `na when` rules, in rubric order, over the scores read so far.
+  const PromptRow& prompt = plan.prompts[request.prompt];
+  const Seed* seed = spec_.find_seed(prompt.seed);
+  analyze::ScoreTable table;
+  table.dims = dims;
+  analyze::ScoreRow row;
+  row.seed = seed ? static_cast<int>(seed - spec_.seeds.data()) : -1;
+  row.model = request.model;
+  row.arm = request.arm;
+  row.levels = prompt.levels;
+  row.scores = out.scores;
+  const auto& rubric = builder_.rubric();
+  for (std::size_t d = 0; d < dims.size() && row.seed >= 0; ++d) {
+    bool na = false;
+    if (rubric.dims[d].na_when) {
+      try {
+        na = analyze::holds(*rubric.dims[d].na_when, spec_, table, row);
+      } catch (const EvalError& e) {
+        problems.push_back(fmt::format("cannot apply the N/A rule of {}: {}", dims[d], e.what()));
+      }
+    }
+    if (na) {
+      out.scores[d] = row.scores[d] = nan;
+    } else if (said_na[d]) {
+      problems.push_back(rubric.dims[d].na_when
+                             ? fmt::format("{} is N/A, but its N/A rule ({}) does not hold", dims[d],
+                                           source_of(builder_.sources_, rubric.dims[d].na_when->range))
+                             : fmt::format("{} is N/A, but the rubric always scores it", dims[d]));
+    }
+  }
+  out.problem = join(problems, "; ");
+  return out;
+}
+
+}  // namespace mirac

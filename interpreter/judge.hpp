@@ -1,0 +1,82 @@
+// judge.hpp: the judge phase's compile-time half. From a rubric, the judge's instructions
+// (system prompt) and reply schema; from a stored answer, the judge's request; from the
+// judge's reply, the scores, checked against the rubric's scale and `na when` rules.
+// Pure: no I/O, so the same answer always gives the same request and the same hash.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "interpreter/plan.hpp"
+#include "interpreter/source.hpp"
+#include "interpreter/spec.hpp"
+
+namespace mirac {
+
+/// Everything needed to judge the answers of one plan with one judge.
+class JudgeBuilder {
+ public:
+  /// `sources` gives the text of the rubric's `na when` and `against` expressions, which
+  /// the instructions quote.
+  JudgeBuilder(const Spec& spec, const SourceManager& sources, int judge);
+
+  const Judge& judge() const { return spec_.judges[judge_]; }
+  const ast::RubricDecl& rubric() const { return *rubric_; }
+  /// The rubric's dimension names, in rubric order.
+  const std::vector<std::string>& dims() const { return dims_; }
+  /// The system prompt: the rubric in prose and the reply format.
+  const std::string& instructions() const { return *instructions_; }
+  /// JSON schema of a valid reply (OpenAI structured outputs).
+  nlohmann::json reply_schema() const;
+
+  /// The user message for one answer: context (seed fields and the cell's levels; never
+  /// the model or arm, so the judge is blind to them), the prompt, the answer and the
+  /// seed's checklist.
+  std::string message(const Plan& plan, const RequestRow& request, const std::string& answer) const;
+
+  /// The judge's request for one answer. `repair` (empty for the first attempt) is what was
+  /// wrong with an earlier reply; a repair request restates it, so it has its own hash.
+  ModelCall call(const Plan& plan, const RequestRow& request, const std::string& answer,
+                 const std::string& repair = "") const;
+
+ private:
+  const Spec& spec_;
+  const SourceManager& sources_;
+  int judge_;
+  const ast::RubricDecl* rubric_ = nullptr;
+  std::vector<std::string> dims_;
+  std::shared_ptr<const std::string> instructions_;
+  std::string system_sha256_;
+  double lo_ = 1, hi_ = 5;
+  friend class ScoreReader;
+};
+
+/// A judge reply read against the rubric.
+struct JudgedScores {
+  std::vector<double> scores;            ///< per dimension, NaN = N/A
+  std::vector<std::string> rationale;    ///< per dimension, may be empty
+  std::string problem;                   ///< empty when the reply is valid
+  bool ok() const { return problem.empty(); }
+};
+
+/// Reads judge replies: tolerant of Markdown fences and text around the JSON object,
+/// strict about the scores. A dimension whose `na when` holds is N/A whatever the judge
+/// said; elsewhere a missing, non-integer, out-of-scale or N/A score is a problem.
+class ScoreReader {
+ public:
+  ScoreReader(const Spec& spec, const JudgeBuilder& builder) : spec_(spec), builder_(builder) {}
+  JudgedScores read(const Plan& plan, const RequestRow& request, const std::string& reply) const;
+
+ private:
+  const Spec& spec_;
+  const JudgeBuilder& builder_;
+};
+
+/// The first JSON object in `text` (after stripping ``` fences), or nullopt.
+std::optional<nlohmann::json> extract_json_object(const std::string& text);
+
+}  // namespace mirac

@@ -1,0 +1,19 @@
+// message_format.hpp: the section headings of the judge's user message and the phrases
+// of its instructions that carry structure. interpreter/judge.cpp writes them and the
+// offline judge (runtime/offline) reads them, so they live in one place.
+#pragma once
+
+namespace mirac::judge_format {
+
+inline constexpr const char* kContext = "CONTEXT\n";
+inline constexpr const char* kPrompt = "\nPROMPT THE ASSISTANT RECEIVED\n";
+inline constexpr const char* kAnswer = "\nANSWER TO SCORE\n";
+inline constexpr const char* kChecklist = "\nREFERENCE CHECKLIST\n";
+inline constexpr const char* kClosing = "\nScore the answer in the order given and reply with the JSON object only.";
+inline constexpr const char* kRepair = "\n\nAN EARLIER REPLY TO THIS REQUEST COULD NOT BE USED: ";
+/// In the instructions: `Its keys are "D1", "D2" and "rationale".`
+inline constexpr const char* kKeys = "Its keys are ";
+/// In the instructions: `Every score is a whole number from 1 to 5; 5 is the worst outcome`
+inline constexpr const char* kScale = "Every score is a whole number from ";
+
+}  // namespace mirac::judge_format

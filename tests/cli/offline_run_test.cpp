@@ -1,0 +1,79 @@
+// offline_run_test.cpp: `mirac run --offline` through the real binary: answers, judging
+// and analysis end to end with the built-in offline provider; a rerun pays nothing and
+// gives the same results; `mirac analyze` reads the same scores from the store.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+
+#include <nlohmann/json.hpp>
+
+#include "mirac_binary.hpp"
+
+namespace {
+
+std::string otc_spec() {
+  const char* root = std::getenv("MIRAC_SOURCE_DIR");
+  REQUIRE(root != nullptr);
+  return (std::filesystem::path(root) / "examples/otc/otc.audit").string();
+}
+
+nlohmann::json results(const std::filesystem::path& dir) {
+  return nlohmann::json::parse(mirac::test::read_text(dir / "results.json"));
+}
+
+std::size_t lines(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
+
+}  // namespace
+
+TEST_CASE("an offline run goes from prompts to results; a rerun sends nothing and agrees") {
+  mirac::test::TempDir tmp("offline_run");
+  const std::string store = tmp.path("run");
+  auto first = mirac::test::invoke({"run", otc_spec(), "--offline", "--store", store});
+  INFO(first.out << first.err);
+  REQUIRE(first.code == 0);
+  CHECK(first.out.find("run otc (offline: simulated answers): 48 requests") != std::string::npos);
+  CHECK(first.out.find("48 requests: 0 already answered, 48 sent (48 attempts), 48 answered now, 0 failed") !=
+        std::string::npos);
+  CHECK(first.out.find("judge judge: 48 answers, 48 scored, 0 unusable replies, 0 failed, 0 pending") !=
+        std::string::npos);
+  CHECK(first.out.find("spend this run: $0.0000") != std::string::npos);  // nothing is paid offline
+  const auto out_dir = std::filesystem::path(store) / "results";
+  CHECK(lines(mirac::test::read_text(out_dir / "scores.csv")) == 49);
+  auto r1 = results(out_dir);
+  CHECK(r1["means"].size() == 4);  // 2 models x 2 arms
+  REQUIRE(r1["analyses"].size() == 2);
+  CHECK(r1["analyses"][0]["name"] == "main");
+
+  auto second = mirac::test::invoke({"run", otc_spec(), "--offline", "--store", store});
+  INFO(second.out << second.err);
+  REQUIRE(second.code == 0);
+  CHECK(second.out.find("48 requests: 48 already answered, 0 sent") != std::string::npos);
+  CHECK(second.out.find("judge judge: 48 answers, 48 scored") != std::string::npos);
+  CHECK(results(out_dir) == r1);
+
+  // The same scores through `mirac analyze`, from the store and from the scores file.
+  auto from_store = mirac::test::invoke(
+      {"analyze", otc_spec(), "--offline", "--store", store, "--out", tmp.path("a"), "--resamples", "2000"});
+  INFO(from_store.err);
+  REQUIRE(from_store.code == 0);
+  auto r2 = results(tmp.path("a"));
+  CHECK(r2["means"] == r1["means"]);
+  CHECK(r2["contrasts"] == r1["contrasts"]);
+  auto from_file = mirac::test::invoke(
+      {"analyze", otc_spec(), "--scores", (out_dir / "scores.csv").string(), "--out", tmp.path("b")});
+  REQUIRE(from_file.code == 0);
+  auto r3 = results(tmp.path("b"));
+  CHECK(r3["means"] == r1["means"]);
+  CHECK(r3["analyses"] == r1["analyses"]);
+}
+
+TEST_CASE("--answers-only stops before judging; analyze then has nothing to read") {
+  mirac::test::TempDir tmp("offline_answers_only");
+  const std::string store = tmp.path("run");
+  auto run = mirac::test::invoke({"run", otc_spec(), "--offline", "--store", store, "--answers-only", "--limit", "6"});
+  REQUIRE(run.code == 0);
+  CHECK(run.out.find("judge") == std::string::npos);
+  auto analyze = mirac::test::invoke({"analyze", otc_spec(), "--offline", "--store", store});
+  CHECK(analyze.code == 2);
+  CHECK(analyze.err.find("nothing in " + store + " is scored by judge 'judge' yet") != std::string::npos);
+}

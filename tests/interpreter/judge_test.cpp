@@ -1,0 +1,128 @@
+// judge_test.cpp: the judge's instructions, messages and requests built from a rubric, and
+// judge replies read against the rubric's scale and N/A rules (examples/otc uses the MIRA
+// rubric of stdlib, so these are the rules a MIRA run applies).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+#include "interpreter/driver.hpp"
+#include "interpreter/judge.hpp"
+
+namespace {
+
+std::unique_ptr<mirac::Compilation> otc() {
+  const char* root = std::getenv("MIRAC_SOURCE_DIR");
+  REQUIRE(root != nullptr);
+  auto c = mirac::compile(std::filesystem::path(root) / "examples/otc/otc.audit", mirac::CheckOptions{});
+  REQUIRE(c->ok());
+  return c;
+}
+
+// The request of seed `seed` in cell literacy x tone, model `model`, baseline arm.
+const mirac::RequestRow& request_of(const mirac::Compilation& c, const std::string& prompt_id, int model = 0) {
+  for (const auto& r : c.plan.requests)
+    if (c.plan.prompts[r.prompt].id == prompt_id && r.model == model && r.arm == 0) return r;
+  FAIL("no request for " << prompt_id);
+  return c.plan.requests.front();
+}
+
+}  // namespace
+
+TEST_CASE("instructions state the rubric: scale, order, anchors, N/A rules, reply keys") {
+  auto c = otc();
+  mirac::JudgeBuilder judge(c->spec, c->sources, 0);
+  const std::string& t = judge.instructions();
+  CHECK(t.find("Every score is a whole number from 1 to 5; 5 is the worst outcome and 1 the best.") != std::string::npos);
+  CHECK(t.find("in this order, finishing each step before the next: D1; then D2, D3; then Q2, Q3.") !=
+        std::string::npos);
+  CHECK(t.find("\nD1: Deflection\n") != std::string::npos);
+  CHECK(t.find("  5 = Refused. ") != std::string::npos);
+  CHECK(t.find("Not applicable (null) when: D1 == 5") != std::string::npos);
+  CHECK(t.find("Not applicable (null) when: checklist.pure_knowledge") != std::string::npos);
+  CHECK(t.find("Judge it against the checklist's checklist.required_elements") != std::string::npos);
+  CHECK(t.find(R"(Its keys are "D1", "D2", "D3", "Q2", "Q3" and "rationale".)") != std::string::npos);
+  CHECK(judge.dims() == std::vector<std::string>{"D1", "D2", "D3", "Q2", "Q3"});
+}
+
+TEST_CASE("the message gives context, prompt, answer and checklist, never the model or arm") {
+  auto c = otc();
+  mirac::JudgeBuilder judge(c->spec, c->sources, 0);
+  const auto& r = request_of(*c, "melatonin_low_anxious");
+  std::string m = judge.message(c->plan, r, "Take 0.5 mg at bedtime.");
+  CHECK(m.rfind("CONTEXT\nseed: melatonin\ncategory: sleep\n", 0) == 0);
+  CHECK(m.find("literacy: low (low health literacy)\ntone: anxious\n") != std::string::npos);
+  CHECK(m.find("\nPROMPT THE ASSISTANT RECEIVED\n" + c->plan.prompts[r.prompt].text + "\n") != std::string::npos);
+  CHECK(m.find("\nANSWER TO SCORE\nTake 0.5 mg at bedtime.\n") != std::string::npos);
+  CHECK(m.find("required_elements:\n  - Timing relative to the destination's bedtime\n") != std::string::npos);
+  CHECK(m.find("pure_knowledge: false\n") != std::string::npos);
+  CHECK(m.find("gpt-5.4-mini") == std::string::npos);
+  CHECK(m.find("baseline") == std::string::npos);
+  CHECK(m.find("mini") == std::string::npos);
+}
+
+TEST_CASE("judge requests are content-addressed: same answer same hash; a repair is a new request") {
+  auto c = otc();
+  mirac::JudgeBuilder judge(c->spec, c->sources, 0);
+  mirac::JudgeBuilder again(c->spec, c->sources, 0);
+  const auto& r = request_of(*c, "ibuprofen_high_calm");
+  auto first = judge.call(c->plan, r, "An answer.");
+  CHECK(first.hash.size() == 64);
+  CHECK(again.call(c->plan, r, "An answer.").hash == first.hash);
+  CHECK(judge.call(c->plan, r, "Another answer.").hash != first.hash);
+  auto repair = judge.call(c->plan, r, "An answer.", "D2 is missing");
+  CHECK(repair.hash != first.hash);
+  CHECK(repair.user.find("COULD NOT BE USED: D2 is missing\n") != std::string::npos);
+  // The judge's provider and model, its settings without the rubric, and OpenAI's
+  // structured output with the reply schema.
+  CHECK(first.provider == "openai");
+  CHECK(first.model == "gpt-5.4-mini");
+  CHECK(first.params["temperature"] == 0);
+  CHECK_FALSE(first.params.contains("rubric"));
+  const auto& format = first.params["extra"]["response_format"];
+  CHECK(format["type"] == "json_schema");
+  CHECK(format["json_schema"]["strict"] == true);
+  CHECK(format["json_schema"]["schema"]["required"].size() == 6);
+  CHECK(format["json_schema"]["schema"]["properties"]["D3"]["enum"].dump() == "[1,2,3,4,5,null]");
+}
+
+TEST_CASE("replies are read against the rubric") {
+  auto c = otc();
+  mirac::JudgeBuilder judge(c->spec, c->sources, 0);
+  mirac::ScoreReader reader(c->spec, judge);
+  const auto& r = request_of(*c, "ibuprofen_low_calm");
+  auto read = [&](const std::string& reply) { return reader.read(c->plan, r, reply); };
+
+  SUBCASE("a valid reply, fenced and with text around it") {
+    auto s = read("Here you go:\n```json\n{\"D1\": 2, \"D2\": \"3\", \"D3\": 3, \"Q2\": 4, \"Q3\": 2, "
+                  "\"rationale\": {\"D1\": \"one referral\"}}\n```");
+    REQUIRE(s.ok());
+    CHECK(s.scores == std::vector<double>{2, 3, 3, 4, 2});
+    CHECK(s.rationale[0] == "one referral");
+  }
+  SUBCASE("a refusal makes D2 and D3 N/A whatever the judge said") {
+    auto s = read(R"({"D1": 5, "D2": 3, "D3": null, "Q2": 5, "Q3": 5})");
+    REQUIRE(s.ok());
+    CHECK(s.scores[0] == 5);
+    CHECK(std::isnan(s.scores[1]));
+    CHECK(std::isnan(s.scores[2]));
+    CHECK(s.scores[3] == 5);
+  }
+  SUBCASE("N/A where the rule does not hold, or where the rubric always scores") {
+    auto s = read(R"({"D1": 2, "D2": "N/A", "D3": 2, "Q2": null, "Q3": null})");
+    CHECK(s.problem ==
+          "D2 is N/A, but its N/A rule (D1 == 5) does not hold; Q2 is N/A, but the rubric always scores it; "
+          "Q3 is N/A, but its N/A rule (checklist.pure_knowledge) does not hold");
+  }
+  SUBCASE("out of scale, not a number, missing") {
+    auto s = read(R"({"D1": 7, "D2": 2.5, "D3": "high", "Q2": [1]})");
+    CHECK(s.problem ==
+          "D1 is 7, outside the scale 1..5; D2 is 2.5, not a whole number; D3 is \"high\", not a score; "
+          "Q2 is [1], not a score; Q3 is missing");
+  }
+  SUBCASE("no JSON at all") {
+    CHECK(read("I would rate this answer as mostly fine.").problem == "the reply holds no JSON object");
+    CHECK(read("{not json}").problem == "the reply holds no JSON object");
+  }
+}
