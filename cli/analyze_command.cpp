@@ -10,6 +10,7 @@
 #include "interpreter/analyze/analyze.hpp"
 #include "interpreter/driver.hpp"
 #include "runtime/judge/judge_phase.hpp"
+#include "runtime/report/report.hpp"
 
 namespace mirac {
 
@@ -35,8 +36,13 @@ int analyze_table(Compilation& c, const analyze::ScoreTable& table, const std::f
     err << "mirac analyze: " << problem << '\n';
     return kUsageError;
   }
-  out << fmt::format("{}: {} score rows; wrote {}/results.json and {} tables\n", c.spec.name, table.rows.size(),
-                     dir.string(), result.tables.size());
+  const report::ReportFiles reports = report::render_reports(c.spec, result.json);
+  if (std::string problem = report::write_reports(reports, dir); !problem.empty()) {
+    err << "mirac analyze: " << problem << '\n';
+    return kUsageError;
+  }
+  out << fmt::format("{}: {} score rows; wrote {}/results.json, {} tables and {}/report.html\n", c.spec.name,
+                     table.rows.size(), dir.string(), result.tables.size(), dir.string());
   return diags.has_errors() ? kSpecError : kOk;
 }
 

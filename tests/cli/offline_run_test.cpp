@@ -39,6 +39,9 @@ TEST_CASE("an offline run goes from prompts to results; a rerun sends nothing an
   CHECK(first.out.find("spend this run: $0.0000") != std::string::npos);  // nothing is paid offline
   const auto out_dir = std::filesystem::path(store) / "results";
   CHECK(lines(mirac::test::read_text(out_dir / "scores.csv")) == 49);
+  // The spec's report, rendered from the results.
+  CHECK(mirac::test::read_text(out_dir / "report.md").find("# Over-the-counter medicine questions") == 0);
+  CHECK(mirac::test::read_text(out_dir / "report.html").find("<html") != std::string::npos);
   auto r1 = results(out_dir);
   CHECK(r1["means"].size() == 4);  // 2 models x 2 arms
   REQUIRE(r1["analyses"].size() == 2);
