@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "cli/analyze_command.hpp"
+#include "cli/status_command.hpp"
 #include "interpreter/driver.hpp"
 #include "runtime/judge/judge_phase.hpp"
 #include "runtime/scheduler/run_plan.hpp"
@@ -32,34 +33,20 @@ struct Selected {
   std::vector<const RequestRow*> rows;
 };
 
-// --only key=value,key=value: every key must be a factor, model, arm or seed.
+// --only key=value,...: the same filter as `mirac status` (misspelt levels are errors).
 bool select_requests(const Spec& spec, const Plan& plan, const RunCommandOptions& o, Selected& out, std::ostream& err) {
-  std::map<std::string, std::set<std::string>> only;
-  for (std::size_t start = 0; start < o.only.size();) {
-    std::size_t comma = o.only.find(',', start);
-    std::string item = o.only.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    start = comma == std::string::npos ? o.only.size() : comma + 1;
-    std::size_t eq = item.find('=');
-    if (eq == std::string::npos) {
-      err << fmt::format("mirac: --only expects key=value items, got '{}'\n", item);
-      return false;
-    }
-    std::string key = item.substr(0, eq), value = item.substr(eq + 1);
-    if (key != "model" && key != "arm" && key != "seed" && spec.factor_index(key) < 0) {
-      err << fmt::format("mirac: --only: '{}' is neither a factor nor model, arm or seed\n", key);
-      return false;
-    }
-    only[key].insert(value);
+  OnlyFilter only;
+  std::string error;
+  if (!parse_only(o.only, spec, true, only, error)) {
+    err << "mirac: " << error << '\n';
+    return false;
   }
   for (const auto& r : plan.requests) {
     const PromptRow& p = plan.prompts[r.prompt];
-    auto keep = [&](const std::string& key, const std::string& value) {
-      auto it = only.find(key);
-      return it == only.end() || it->second.count(value);
-    };
-    bool ok = keep("model", spec.models[r.model].name) && keep("arm", spec.arms[r.arm].name) && keep("seed", p.seed);
+    bool ok = only.keeps("model", spec.models[r.model].name) && only.keeps("arm", spec.arms[r.arm].name) &&
+              only.keeps("seed", p.seed);
     for (std::size_t f = 0; ok && f < spec.factors.size(); ++f)
-      ok = keep(spec.factors[f].name, spec.factors[f].levels[p.levels[f]].name.name);
+      ok = only.keeps(spec.factors[f].name, spec.factors[f].levels[p.levels[f]].name.name);
     if (!ok) continue;
     out.calls.push_back(r.call);
     out.rows.push_back(&r);

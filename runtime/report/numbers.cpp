@@ -32,6 +32,8 @@ std::string estimate(std::optional<double> x) { return fixed(x, 3); }
 
 std::string p_value(std::optional<double> p) {
   if (!defined(p)) return kMissing;
+  // Below the smallest normal double a p-value has underflowed: say so instead of "0".
+  if (*p < 2.3e-308) return "< 2.2e-308";
   if (*p < 0.001) return fmt::format("{:.1e}", *p);
   return fixed(p, 3);
 }

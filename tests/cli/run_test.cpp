@@ -93,6 +93,9 @@ TEST_CASE("mirac run stores every answer once; a rerun sends nothing") {
   CHECK(run_mirac({"status", spec, "--store", store}, server.base_url(), &output) == 0);
   CHECK(output.find("done 10, failed 0, pending 0") != std::string::npos);
   CHECK(run_mirac({"run", spec, "--store", store, "--only", "colour=red"}, server.base_url(), &output) == 2);
+  // A misspelt level would select nothing: it is an error naming the levels.
+  CHECK(run_mirac({"run", spec, "--store", store, "--only", "tone=wram"}, server.base_url(), &output) == 2);
+  CHECK(output.find("--only: 'wram' is not a level of factor 'tone' of the spec (plain, warm)") != std::string::npos);
 
   // The key never reaches the store.
   for (const auto& entry : fs::directory_iterator(store)) {

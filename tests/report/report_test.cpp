@@ -238,6 +238,7 @@ TEST_CASE("numbers print as the report promises") {
   CHECK(estimate(-0.0001) == "0.000");
   CHECK(p_value(0.0123) == "0.012");
   CHECK(p_value(0.00001234) == "1.2e-05");
+  CHECK(p_value(0.0) == "< 2.2e-308");  // underflowed, as for a z of 40
   CHECK(p_value(std::nullopt) == kMissing);
   CHECK(interval(-0.0071180556, 0.1767695919) == "[-0.007, 0.177]");
   CHECK(percent(0.125) == "12.5%");
