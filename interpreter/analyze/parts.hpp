@@ -8,6 +8,8 @@ namespace mirac::analyze {
 
 /// Means of every dimension by model x arm, N/A left out, with n (means.cpp).
 void add_means(const Context& ctx, Output& out);
+/// The same by model x arm x design cell (`cell_means` of results.json), for finer report groupings.
+void add_cell_means(const Context& ctx, Output& out);
 /// Every declared flag: unit flags per row, pair flags over matched pairs (flags.cpp).
 void add_flags(const Context& ctx, Output& out);
 /// Every contrast with its cluster-bootstrap interval over seeds (contrasts.cpp).

@@ -1,5 +1,5 @@
 // content.cpp: the pieces every kind of report content shares: reading results.json
-// defensively, printing expressions, and grouping by-model-and-arm lists.
+// defensively, printing expressions, and grouping by-model-and-arm (and cell) lists.
 #include "runtime/report/content.hpp"
 
 #include <algorithm>
@@ -87,12 +87,13 @@ std::string expr_text_in(const ast::Expr& e, int outer) {
 }
 
 // Names a `where` may read on an entry of results.json: `model` and `arm` (and the
-// spec's model and arm names as values). Anything else (a factor, a score) is not in a
-// by-model-and-arm list, and evaluation stops with an error naming it.
-class ModelArmScope : public Scope {
+// spec's model and arm names as values) and, on an entry of `cell_means`, the factors
+// (and level names as values). Anything else (a score, a seed field) is not in these
+// lists, and evaluation stops with an error naming it.
+class EntryScope : public Scope {
  public:
-  ModelArmScope(const Spec& spec, std::string model, std::string arm)
-      : spec_(spec), model_(std::move(model)), arm_(std::move(arm)) {}
+  EntryScope(const Spec& spec, std::string model, std::string arm, const Json* cell)
+      : spec_(spec), model_(std::move(model)), arm_(std::move(arm)), cell_(cell) {}
   std::optional<Value> name(const std::string& n) const override {
     if (n == "model") return Value::of(model_);
     if (n == "arm") return Value::of(arm_);
@@ -100,13 +101,27 @@ class ModelArmScope : public Scope {
       if (m.name == n) return Value::of(n);
     for (const auto& a : spec_.arms)
       if (a.name == n) return Value::of(n);
+    if (!cell_) return std::nullopt;
+    if (int f = spec_.factor_index(n); f >= 0) {
+      const std::string level = text(member(cell_, n));
+      const int l = spec_.factors[static_cast<std::size_t>(f)].level_index(level);
+      return l >= 0 ? std::optional<Value>(Value::of_level(f, l, level)) : std::nullopt;
+    }
+    for (const auto& factor : spec_.factors)
+      if (factor.level_index(n) >= 0) return Value::of(n);
     return std::nullopt;
   }
-  std::vector<std::string> names() const override { return {"model", "arm"}; }
+  std::vector<std::string> names() const override {
+    std::vector<std::string> out{"model", "arm"};
+    if (cell_)
+      for (const auto& f : spec_.factors) out.push_back(f.name);
+    return out;
+  }
 
  private:
   const Spec& spec_;
   std::string model_, arm_;
+  const Json* cell_;
 };
 
 int index_of(const Spec& spec, const std::string& var, const std::string& value) {
@@ -128,44 +143,69 @@ std::string where_suffix(const Item& item) { return item.where ? " where " + exp
 
 std::string join_by(const std::vector<std::string>& by) { return fmt::format("{}", fmt::join(by, " × ")); }
 
+std::vector<int> cell_factors(const Spec& spec) {
+  return spec.variants.empty() ? spec.design : spec.variants.front().by;
+}
+
 ModelArmGrouping group_by_model_arm(const Context& ctx, const Item& item, const Json* list,
-                                    const std::vector<std::string>& default_by) {
+                                    const std::vector<std::string>& default_by, bool cells) {
+  const Spec& spec = ctx.spec;
   ModelArmGrouping g;
   std::vector<std::string> dropped;
   for (const auto& v : item.by.empty() ? default_by : item.by) {
-    if (v == "model" || v == "arm") {
-      if (std::find(g.by.begin(), g.by.end(), v) == g.by.end()) g.by.push_back(v);
-    } else {
-      dropped.push_back(v);
-    }
+    const bool known = v == "model" || v == "arm" || (cells && (v == "cell" || spec.factor_index(v) >= 0));
+    if (!known) dropped.push_back(v);
+    else if (std::find(g.by.begin(), g.by.end(), v) == g.by.end()) g.by.push_back(v);
   }
   if (!dropped.empty())
-    g.notes.push_back(fmt::format("results.json holds these numbers by model and arm only, so they cannot be grouped by {}; "
+    g.notes.push_back(fmt::format("results.json holds these numbers by {} only, so they cannot be grouped by {}; "
                                   "shown {}.",
-                                  fmt::join(dropped, ", "), g.by.empty() ? "over all answers" : "by " + join_by(g.by)));
+                                  cells ? "model, arm and cell" : "model and arm", fmt::join(dropped, ", "),
+                                  g.by.empty() ? "over all answers" : "by " + join_by(g.by)));
   if (!list || !list->is_array()) return g;
 
   // Sort key: the spec's index of each value, so groups follow the declaration order.
   std::map<std::vector<std::pair<int, std::string>>, ModelArmGroup> groups;
   for (const auto& e : *list) {
     const std::string model = text(member(&e, "model")), arm = text(member(&e, "arm"));
+    const Json* cell = cells ? member(&e, "cell") : nullptr;
     if (item.where) {
       try {
-        if (!truthy(evaluate(*item.where, ModelArmScope(ctx.spec, model, arm)))) continue;
+        if (!truthy(evaluate(*item.where, EntryScope(spec, model, arm, cell)))) continue;
       } catch (const EvalError& err) {
-        g.notes = {fmt::format("'where {}' cannot be applied: results.json holds these numbers by model and arm only ({}).",
-                               expr_text(*item.where), err.what())};
+        g.notes = {fmt::format("'where {}' cannot be applied: results.json holds these numbers by {} only ({}).",
+                               expr_text(*item.where), cells ? "model, arm and cell" : "model and arm", err.what())};
         g.failed = true;
         g.groups.clear();
         return g;
       }
     }
+    auto level_of = [&](int f) {
+      const std::string level = text(member(cell, spec.factors[static_cast<std::size_t>(f)].name));
+      return std::make_pair(spec.factors[static_cast<std::size_t>(f)].level_index(level), level);
+    };
     std::vector<std::pair<int, std::string>> key;
     std::vector<std::string> values;
     for (const auto& v : g.by) {
-      const std::string& value = v == "model" ? model : arm;
-      key.emplace_back(index_of(ctx.spec, v, value), value);
-      values.push_back(value);
+      if (v == "model" || v == "arm") {
+        const std::string& value = v == "model" ? model : arm;
+        key.emplace_back(index_of(spec, v, value), value);
+        values.push_back(value);
+      } else if (v == "cell") {  // the user-side cell: "zh.low.colloquial"
+        std::string value;
+        int index = 0;
+        for (int f : cell_factors(spec)) {
+          auto [l, level] = level_of(f);
+          index = index * static_cast<int>(spec.factors[static_cast<std::size_t>(f)].levels.size()) + l;
+          value += (value.empty() ? "" : ".") + level;
+        }
+        key.emplace_back(index, value);
+        values.push_back(value);
+      } else {
+        auto [l, level] = level_of(spec.factor_index(v));
+        key.emplace_back(l, level);
+        values.push_back(level);
+      }
     }
     auto& group = groups[key];
     group.values = values;

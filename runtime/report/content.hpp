@@ -71,8 +71,11 @@ struct ModelArmGrouping {
   std::vector<std::string> notes;   ///< what could not be honoured, for Notes
   bool failed = false;              ///< the `where` cannot be applied: show nothing
 };
+/// With `cells`, `list` is results.json's `cell_means` (entries carry a `cell` object of
+/// factor levels): `by` may also name factors and `cell` (the factors a variant rewrites
+/// by, the user-side cell, else the design's), and `where` may read factors.
 ModelArmGrouping group_by_model_arm(const Context& ctx, const Item& item, const Json* list,
-                                    const std::vector<std::string>& default_by);
+                                    const std::vector<std::string>& default_by, bool cells = false);
 
 /// The top of the scored rubric's scale (the bars' axis), if the spec declares one.
 std::optional<double> scale_top(const Spec& spec);

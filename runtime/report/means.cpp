@@ -1,5 +1,5 @@
 // means.cpp: `table means(D1, D3) { by model, arm }` and `figure bars(D3) { by model }`:
-// mean scores with their n, merged from results.json's means by model x arm.
+// mean scores with their n, merged from results.json's means by model x arm x cell.
 #include <fmt/format.h>
 
 #include "interpreter/analyze/scores.hpp"
@@ -35,12 +35,16 @@ std::string label(const ModelArmGroup& g) { return g.values.empty() ? "all" : fm
 void means_item(const Context& ctx, const Item& item, std::vector<Block>& out) {
   std::vector<std::string> dims = item.args;
   if (dims.empty()) dims = analyze::score_dimensions(ctx.spec);
-  const Json* list = member(&ctx.results, "means");
+  // Means by cell merge exactly into any coarser grouping; results written before
+  // cell_means existed still have the by-model-and-arm list.
+  const Json* cells = member(&ctx.results, "cell_means");
+  const bool by_cell = cells && cells->is_array();
+  const Json* list = by_cell ? cells : member(&ctx.results, "means");
   if (!list || !list->is_array()) {
     out.push_back(Note{fmt::format("Mean scores ({}) are not in results.json.", fmt::join(dims, ", "))});
     return;
   }
-  ModelArmGrouping g = group_by_model_arm(ctx, item, list, {"model", "arm"});
+  ModelArmGrouping g = group_by_model_arm(ctx, item, list, {"model", "arm"}, by_cell);
   for (const auto& n : g.notes) out.push_back(Note{n});
   if (g.failed) return;
   // A dimension results.json does not have (the scores came from another rubric) is named

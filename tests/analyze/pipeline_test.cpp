@@ -74,6 +74,29 @@ TEST_CASE("means by model x arm match pandas") {
   CHECK(checked == 30);
 }
 
+TEST_CASE("cell means merge back exactly into the means by model x arm") {
+  const json& means = small_run().results.at("means");
+  const json& cells = small_run().results.at("cell_means");
+  REQUIRE(cells.size() > means.size());
+  for (const auto& m : means) {
+    std::size_t rows = 0;
+    std::map<std::string, std::pair<double, double>> sums;  // dim -> (sum of mean * n, n)
+    for (const auto& c : cells) {
+      if (c.at("model") != m.at("model") || c.at("arm") != m.at("arm")) continue;
+      CHECK(c.at("cell").size() == 5);  // every factor of small.audit's design
+      rows += c.at("rows").get<std::size_t>();
+      for (const auto& [dim, d] : c.at("dimensions").items())
+        if (d.at("n").get<double>() > 0)
+          sums[dim].first += num(d.at("mean")) * d.at("n").get<double>(), sums[dim].second += d.at("n").get<double>();
+    }
+    CHECK(rows == m.at("rows").get<std::size_t>());
+    for (const auto& [dim, d] : m.at("dimensions").items()) {
+      CHECK(sums[dim].second == d.at("n").get<double>());
+      CHECK(close_rel(sums[dim].first / sums[dim].second, num(d.at("mean")), 1e-12));
+    }
+  }
+}
+
 TEST_CASE("contrasts and their bootstrap intervals match a draw-for-draw replay") {
   const json& got = small_run().results.at("contrasts");
   std::size_t checked = 0;

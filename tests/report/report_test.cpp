@@ -221,8 +221,10 @@ TEST_CASE("several reports: one file set each, figures named apart") {
   CHECK(contains(md, "report `extra`"));
   CHECK(contains(md, "## More\n\nBars and options.\n"));
   CHECK(contains(md, "![D3 and Q2 at baseline](figures/extra-bars-D3-Q2.svg)"));
-  CHECK(contains(md, "cannot be grouped by cell; shown by model."));
-  CHECK(contains(md, "'where literacy == low' cannot be applied"));
+  // Means group by cell and filter on factors (from results.json's cell_means).
+  CHECK(contains(md, "![Mean D3 by cell × model](figures/extra-bars-D3.svg)"));
+  CHECK(contains(files.at("figures/extra-bars-D3.svg"), ">low.anxious / local<"));
+  CHECK(contains(md, "**Mean score (n) by model where literacy == low**"));
   CHECK(contains(md, "A paired analysis has no figure; analysis arms is shown as a table."));
   CHECK(contains(md, "Contrast literacy_gap is computed by model; the report's 'by arm' cannot regroup it."));
   // The baseline-only bars have one bar per model, each with its n.
