@@ -10,11 +10,13 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/analyze_command.hpp"
 #include "cli/status_command.hpp"
 #include "interpreter/driver.hpp"
 #include "runtime/judge/judge_phase.hpp"
+#include "runtime/providers/environment.hpp"
 #include "runtime/scheduler/run_plan.hpp"
 #include "runtime/store/store.hpp"
 
@@ -146,6 +148,27 @@ int cmd_run(const RunCommandOptions& o, std::ostream& out, std::ostream& err) {
   const std::filesystem::path dir = run_dir(spec, o);
   out << fmt::format("run {}{}: {} requests, store {}\n", spec.name, o.offline ? " (offline: simulated answers)" : "",
                      selected.calls.size(), dir.string());
+  // The judges' keys are checked before any answer is paid for: a run that could not
+  // judge what it bought would stop halfway.
+  if (!o.answers_only) {
+    std::vector<ModelCall> judge_probes;
+    for (const auto& j : spec.judges) {
+      auto provider = spec.providers.find(j.provider);
+      if (provider == spec.providers.end()) continue;
+      ModelCall probe;
+      probe.provider = provider->second.name;
+      probe.key_env = provider->second.key_env;
+      probe.model = j.model;
+      judge_probes.push_back(std::move(probe));
+    }
+    if (auto missing = missing_keys(judge_probes, ProcessEnvironment{}); !missing.empty()) {
+      err << "mirac: judging needs API keys that are not set; nothing was sent:\n";
+      for (const auto& m : missing)
+        err << fmt::format("  {} (needed by the judge on {})\n", m.key_env, fmt::join(m.providers, ", "));
+      err << "set them, or collect the answers alone with --answers-only\n";
+      return kRunError;
+    }
+  }
   InterruptGuard interrupt;
   SchedulerOptions options = scheduler_options(spec, o);
 

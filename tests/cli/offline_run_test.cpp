@@ -80,3 +80,23 @@ TEST_CASE("--answers-only stops before judging; analyze then has nothing to read
   CHECK(analyze.code == 2);
   CHECK(analyze.err.find("nothing in " + store + " is scored by judge 'judge' yet") != std::string::npos);
 }
+
+TEST_CASE("a judge's missing key stops the run before any answer is paid for") {
+  mirac::test::TempDir tmp("judge_key");
+  const std::string spec = tmp.write("keys.audit", R"(audit keys { title "keys" }
+use stdlib.providers
+use stdlib.mira.rubric
+factor tone { plain warm }
+seeds { seed q1 { question = "Is it safe?" } }
+text tone { plain "" warm "Kindly: " }
+prompt { id "{seed.id}_{tone}" text tone.text ++ seed.question }
+model gpt = openai("gpt-test")
+judge grader = anthropic("claude-test") { rubric mira }
+)");
+  unsetenv("ANTHROPIC_API_KEY");  // inherited by the mirac process
+  auto run = mirac::test::invoke({"run", spec, "--store", tmp.path("run")});
+  CHECK(run.code == 4);
+  CHECK(run.err.find("judging needs API keys that are not set; nothing was sent:\n"
+                     "  ANTHROPIC_API_KEY (needed by the judge on anthropic)\n") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(tmp.path("run")));
+}
