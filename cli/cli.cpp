@@ -212,17 +212,24 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   status->add_flag("--json", status_json, "print the counts as JSON");
 
   std::string what, import_file, export_format = "jsonl";
-  CLI::App* export_cmd = app.add_subcommand("export", "write the stored answers of the plan as JSONL or CSV");
+  CLI::App* export_cmd =
+      app.add_subcommand("export", "write the stored answers of the plan, or a judge's scores of them, as JSONL or CSV");
   CLI::App* import_cmd = app.add_subcommand("import", "store answers produced elsewhere (JSONL) as done answers of the plan");
   for (CLI::App* cmd : {export_cmd, import_cmd}) {
     cmd->add_option("spec", r.spec, "the .audit spec file")->required();
-    cmd->add_option("what", what, "what to move: responses")->required()->check(CLI::IsMember({"responses"}));
+    const bool exporting = cmd == export_cmd;
+    cmd->add_option("what", what, exporting ? "what to write: responses or scores" : "what to move: responses")
+        ->required()
+        ->check(CLI::IsMember(exporting ? std::vector<std::string>{"responses", "scores"}
+                                        : std::vector<std::string>{"responses"}));
     cmd->add_option("--store", r.store, "run directory holding store.sqlite (default: runs/<spec name>)");
     cmd->add_option("--data", r.data, "data root for relative data paths");
     cmd->add_flag("--offline", r.offline, "the store of an --offline run");
   }
   export_cmd->add_option("-o,--output", o.output, "output file (default: standard output)");
   export_cmd->add_option("--format", export_format, "jsonl (default) or csv")->check(CLI::IsMember({"jsonl", "csv"}));
+  std::string export_judge;
+  export_cmd->add_option("--judge", export_judge, "export scores: the judge whose scores to write (default: the spec's first)");
   import_cmd->add_option("file", import_file, "JSONL file of answers")->required();
 
   // `mirac rewrite`: the variants' missing texts from their rewriter, into a lock file.
@@ -257,7 +264,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       return cmd_run(r, out, err);
     }
     if (status->parsed()) return cmd_status(r, status_json, out, err);
-    if (export_cmd->parsed()) return cmd_export(r, what, o.output, export_format, out, err);
+    if (export_cmd->parsed()) return cmd_export(r, what, o.output, export_format, export_judge, out, err);
     if (import_cmd->parsed()) return cmd_import(r, what, import_file, out, err);
     if (rewrite->parsed()) return cmd_rewrite(rw, rewrite_output, out, err);
     if (analyze->parsed()) {

@@ -1,6 +1,7 @@
 #include "cli/status_command.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <ostream>
 #include <unordered_map>
 #include <unordered_set>
@@ -10,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "interpreter/driver.hpp"
+#include "interpreter/judge.hpp"
+#include "runtime/judge/judge_phase.hpp"
 #include "runtime/scheduler/run_plan.hpp"
 #include "runtime/store/store.hpp"
 
@@ -153,6 +156,71 @@ nlohmann::ordered_json status_json(const Spec& spec, const Groups& g) {
   return j;
 }
 
+// Where the selected answers stand with one judge.
+struct JudgingCounts {
+  std::string judge, model;
+  std::size_t answers = 0, scored = 0, invalid = 0, failed = 0, pending = 0;
+};
+
+// Every judge's counts over the selected requests that have a done answer, each distinct
+// request once (as the counts above: identical requests share one answer, and so one judge
+// request). Only done answers are resolved, since nothing else can be judged; the judge
+// replies are read from the store as `mirac run` and `mirac analyze` read them.
+std::vector<JudgingCounts> count_judging(const Compilation& c, Store* store, const std::vector<const RequestRow*>& rows,
+                                         const std::unordered_map<std::string, HashState>& states, int repairs) {
+  const Spec& spec = c.spec;
+  std::vector<std::size_t> done;
+  std::unordered_set<std::string> seen;
+  for (const RequestRow* r : rows) {
+    auto it = states.find(r->call.hash);
+    if (it == states.end() || !it->second.done || !seen.insert(r->call.hash).second) continue;
+    done.push_back(static_cast<std::size_t>(r - c.plan.requests.data()));
+  }
+  std::vector<JudgingCounts> out;
+  for (std::size_t j = 0; j < spec.judges.size(); ++j) {
+    JudgingCounts counts;
+    counts.judge = spec.judges[j].name;
+    counts.model = spec.judges[j].model;
+    if (store && !done.empty()) {
+      JudgeBuilder judge(spec, c.sources, static_cast<int>(j));
+      for (const JudgeState& s : resolve_judging(spec, c.plan, judge, *store, done, repairs)) {
+        switch (s.kind) {
+          case JudgeState::Kind::no_answer: continue;  // the answer went away since it was listed
+          case JudgeState::Kind::scored: ++counts.scored; break;
+          case JudgeState::Kind::invalid: ++counts.invalid; break;
+          case JudgeState::Kind::failed: ++counts.failed; break;
+          case JudgeState::Kind::pending: ++counts.pending; break;
+        }
+        ++counts.answers;
+      }
+    }
+    out.push_back(std::move(counts));
+  }
+  return out;
+}
+
+// The wording of `mirac run`'s judge summary, so the two read alike.
+void print_judging(const std::vector<JudgingCounts>& judging, int repairs, std::ostream& out) {
+  if (judging.empty()) return;
+  out << fmt::format("\njudging (at most {} repair rounds):\n", repairs);
+  for (const auto& j : judging)
+    out << fmt::format("judge {}: {} answers, {} scored, {} unusable replies, {} failed, {} pending\n", j.judge,
+                       j.answers, j.scored, j.invalid, j.failed, j.pending);
+}
+
+nlohmann::ordered_json judging_json(const std::vector<JudgingCounts>& judging) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const auto& j : judging)
+    list.push_back({{"judge", j.judge},
+                    {"model", j.model},
+                    {"answers", j.answers},
+                    {"scored", j.scored},
+                    {"invalid", j.invalid},
+                    {"failed", j.failed},
+                    {"pending", j.pending}});
+  return list;
+}
+
 }  // namespace
 
 bool OnlyFilter::keeps(const std::string& key, const std::string& value) const {
@@ -222,9 +290,11 @@ int cmd_status(const RunCommandOptions& o, bool json, std::ostream& out, std::os
   std::filesystem::path dir = run_dir(spec, o);
   const bool exists = std::filesystem::exists(dir / "store.sqlite");
   std::unordered_map<std::string, HashState> states;
+  std::vector<JudgingCounts> judging;
   double spend = 0;
+  std::unique_ptr<Store> store;
   if (exists) {
-    auto store = Store::open(dir, error);
+    store = Store::open(dir, error);
     if (!store) {
       err << "mirac: " << error << '\n';
       return kRunError;
@@ -232,6 +302,7 @@ int cmd_status(const RunCommandOptions& o, bool json, std::ostream& out, std::os
     states = read_states(*store, rows);
     spend = store->total_spend();
   }
+  judging = count_judging(*c, store.get(), rows, states, o.repairs);
   Groups g = tally(spec, c->plan, rows, states);
 
   if (json) {
@@ -243,6 +314,8 @@ int cmd_status(const RunCommandOptions& o, bool json, std::ostream& out, std::os
     j["plan_requests"] = c->plan.requests.size();
     j["requests"] = rows.size();
     j.update(status_json(spec, g));
+    j["repairs"] = o.repairs;
+    j["judging"] = judging_json(judging);
     j["spend_usd"] = spend;
     out << j.dump(2) << '\n';
     return kOk;
@@ -253,6 +326,7 @@ int cmd_status(const RunCommandOptions& o, bool json, std::ostream& out, std::os
   out << fmt::format("status {}: {}, store {}{}\n", spec.name, selection, dir.string(),
                      exists ? "" : " (nothing run yet)");
   print_text(spec, g, out);
+  print_judging(judging, o.repairs, out);
   out << fmt::format("spend so far: ${:.2f}\n", spend);
   return kOk;
 }

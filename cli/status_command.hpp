@@ -1,6 +1,7 @@
 // status_command.hpp: `mirac status`: how much of a spec's plan is done, failed and pending
-// in the run store, in all, per model and arm, and per level of every factor; and the
-// `--only key=value,...` filter it shares with other commands.
+// in the run store, in all, per model and arm, and per level of every factor; where the
+// stored answers stand with each judge; and the `--only key=value,...` filter it shares
+// with other commands.
 #pragma once
 
 #include <iosfwd>
@@ -26,7 +27,8 @@ struct OnlyFilter {
 bool parse_only(const std::string& text, const Spec& spec, bool with_model_arm, OnlyFilter& filter,
                 std::string& error);
 
-/// Plain text (`json` false) or JSON; see docs/cli.md. Uses o.spec, o.data, o.store, o.only.
+/// Plain text (`json` false) or JSON; see docs/cli.md. Uses o.spec, o.data, o.store, o.only,
+/// o.offline and o.repairs (judge replies still unusable after that many repairs are unusable).
 int cmd_status(const RunCommandOptions& o, bool json, std::ostream& out, std::ostream& err);
 /// The text form (the declaration `mirac status` always had).
 int cmd_status(const RunCommandOptions& o, std::ostream& out, std::ostream& err);

@@ -89,6 +89,9 @@ TEST_CASE("mirac status: done, failed and pending per factor level, as text and 
   CHECK(j["by_model_arm"][1]["done"] == 4);
   CHECK(level(j, "tone", "warm")["failed"] == 4);
   CHECK(level(j, "tone", "plain")["pending"] == 12);
+  // No judge in this spec: nothing to say about judging (score_export_test.cpp covers it).
+  CHECK(j["judging"] == Json::array());
+  CHECK(text.out.find("judging") == std::string::npos);
 
   // --only narrows every count; levels with nothing selected are left out.
   auto only = invoke({"status", spec, "--store", store, "--json", "--only", "tone=warm,arm=kind,seed=q0,seed=q1"});
