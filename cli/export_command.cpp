@@ -153,25 +153,6 @@ Row score_value(double s) {
   return s;
 }
 
-// The hash of the judge request whose reply (or absence of one) the state describes.
-// resolve_judging keeps only the next request of a pending or failed answer, so for a
-// scored or invalid one the request of its round is rebuilt: round 0 from the answer alone,
-// a repair round from the problem of the round before, which resolve_judging itself reads
-// when stopped one round earlier (so the chain of repairs is followed in one place).
-std::string judge_hash(const Spec& spec, const Plan& plan, const JudgeBuilder& judge, Store& store, std::size_t request,
-                       const JudgeState& state) {
-  if (state.next) return state.next->hash;
-  const RequestRow& row = plan.requests[request];
-  std::optional<AnswerRecord> answer = store.answer(row.call.hash);
-  if (!answer) return "";
-  std::string repair;
-  if (state.round > 0) {
-    std::vector<JudgeState> before = resolve_judging(spec, plan, judge, store, {request}, state.round - 1);
-    repair = before[0].scores.problem;
-  }
-  return judge.call(plan, row, answer->text, repair).hash;
-}
-
 Row score_row(const Spec& spec, const Plan& plan, const RequestRow& r, const Judge& j, const JudgeState& s,
               const ScoreKeys& keys, const std::string& jhash) {
   const PromptRow& p = plan.prompts[r.prompt];
@@ -335,7 +316,7 @@ int cmd_export(const RunCommandOptions& o, const std::string& what, const std::s
       ++counts[static_cast<int>(s.kind)];
       // Only answers can be judged: requests with no answer, or a failed one, have no row.
       if (s.kind == JudgeState::Kind::no_answer) continue;
-      writer.write(score_row(spec, plan, plan.requests[i], j, s, keys, judge_hash(spec, plan, judge, *store, i, s)));
+      writer.write(score_row(spec, plan, plan.requests[i], j, s, keys, s.judge_hash));
     }
     using K = JudgeState::Kind;
     const std::size_t answers = rows.size() - counts[static_cast<int>(K::no_answer)];

@@ -153,7 +153,7 @@ std::string JudgeBuilder::message(const Plan& plan, const RequestRow& request, c
 }
 
 ModelCall JudgeBuilder::call(const Plan& plan, const RequestRow& request, const std::string& answer,
-                             const std::string& repair) const {
+                             const std::string& repair, int round) const {
   const Judge& j = judge();
   ModelCall c;
   auto provider = spec_.providers.find(j.provider);
@@ -168,8 +168,8 @@ ModelCall JudgeBuilder::call(const Plan& plan, const RequestRow& request, const 
   c.system = instructions_;
   c.user = message(plan, request, answer);
   if (!repair.empty())
-    c.user += judge_format::kRepair + repair +
-              "\nReply again, with the JSON object only.";
+    c.user += fmt::format("{}(repair {}): {}\nReply again, with the JSON object only.", judge_format::kRepair, round,
+                          repair);
   c.params = j.params;
   c.params.erase("price");
   // OpenAI enforces a schema given as structured output; other providers get the

@@ -39,9 +39,10 @@ class JudgeBuilder {
   std::string message(const Plan& plan, const RequestRow& request, const std::string& answer) const;
 
   /// The judge's request for one answer. `repair` (empty for the first attempt) is what was
-  /// wrong with an earlier reply; a repair request restates it, so it has its own hash.
+  /// wrong with the reply of round `round - 1`; a repair request restates it with its round,
+  /// so it has its own hash even when a judge repeats a mistake.
   ModelCall call(const Plan& plan, const RequestRow& request, const std::string& answer,
-                 const std::string& repair = "") const;
+                 const std::string& repair = "", int round = 1) const;
 
  private:
   const Spec& spec_;

@@ -14,13 +14,14 @@ std::vector<JudgeState> resolve_judging(const Spec& spec, const Plan& plan, cons
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const RequestRow& row = plan.requests[rows[i]];
     JudgeState& state = out[i];
-    std::optional<AnswerRecord> answer = store.answer(row.call.hash);
+    std::optional<Store::Brief> answer = store.brief(row.call.hash);
     if (!answer || answer->status != "done") continue;  // no_answer
     std::string repair;
     for (int round = 0;; ++round) {
-      ModelCall call = judge.call(plan, row, answer->text, repair);
+      ModelCall call = judge.call(plan, row, answer->text, repair, round);
       state.round = round;
-      std::optional<AnswerRecord> reply = store.answer(call.hash);
+      state.judge_hash = call.hash;
+      std::optional<Store::Brief> reply = store.brief(call.hash);
       if (!reply) {
         state.kind = JudgeState::Kind::pending;
         state.next = std::move(call);

@@ -31,6 +31,7 @@ struct JudgeState {
   std::optional<ModelCall> next;  ///< what to send when pending
   std::string cause;
   int round = 0;                  ///< 0 = first request, 1.. = repair requests
+  std::string judge_hash;         ///< the judge request of `round` (whose reply this describes)
 };
 
 /// Resolves the state of each request in `rows` (indices into plan.requests) with one

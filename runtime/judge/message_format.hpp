@@ -10,7 +10,9 @@ inline constexpr const char* kPrompt = "\nPROMPT THE ASSISTANT RECEIVED\n";
 inline constexpr const char* kAnswer = "\nANSWER TO SCORE\n";
 inline constexpr const char* kChecklist = "\nREFERENCE CHECKLIST\n";
 inline constexpr const char* kClosing = "\nScore the answer in the order given and reply with the JSON object only.";
-inline constexpr const char* kRepair = "\n\nAN EARLIER REPLY TO THIS REQUEST COULD NOT BE USED: ";
+/// Followed by the repair round and the problems: `(repair 1): D2 is missing`. The round
+/// makes a repeated mistake a new request rather than the stored one again.
+inline constexpr const char* kRepair = "\n\nAN EARLIER REPLY TO THIS REQUEST COULD NOT BE USED ";
 /// In the instructions: `Its keys are "D1", "D2" and "rationale".`
 inline constexpr const char* kKeys = "Its keys are ";
 /// In the instructions: `Every score is a whole number from 1 to 5; 5 is the worst outcome`

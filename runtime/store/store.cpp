@@ -319,6 +319,13 @@ bool Store::import_answers(const std::vector<AnswerRecord>& answers, std::size_t
   return true;
 }
 
+std::optional<Store::Brief> Store::brief(const std::string& hash) {
+  Stmt q(impl_->db, "SELECT status,text,cause FROM answers WHERE hash = ?");
+  q.bind(1, hash);
+  if (!q.ok() || q.step() != SQLITE_ROW) return std::nullopt;
+  return Brief{q.text(0), q.text(1), q.text(2)};
+}
+
 std::optional<AnswerRecord> Store::answer(const std::string& hash) {
   Stmt q(impl_->db,
          "SELECT hash,status,provider,model,request_body,response_body,http_status,text,"

@@ -93,6 +93,12 @@ class Store {
   bool commit_batch();
 
   std::optional<AnswerRecord> answer(const std::string& hash);
+  /// What judging reads of an answer (status, text, cause), without the request and
+  /// response bodies that make answer() costly over tens of thousands of hashes.
+  struct Brief {
+    std::string status, text, cause;
+  };
+  std::optional<Brief> brief(const std::string& hash);
   std::vector<AttemptRecord> attempts(const std::string& hash);
   StatusReport status(const std::vector<std::string>& hashes);
   /// Sum of cost_usd over every stored answer (all runs sharing the store).

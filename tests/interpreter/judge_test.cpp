@@ -73,7 +73,9 @@ TEST_CASE("judge requests are content-addressed: same answer same hash; a repair
   CHECK(judge.call(c->plan, r, "Another answer.").hash != first.hash);
   auto repair = judge.call(c->plan, r, "An answer.", "D2 is missing");
   CHECK(repair.hash != first.hash);
-  CHECK(repair.user.find("COULD NOT BE USED: D2 is missing\n") != std::string::npos);
+  CHECK(repair.user.find("COULD NOT BE USED (repair 1): D2 is missing\n") != std::string::npos);
+  // A judge repeating its mistake gets a new request, not the stored one again.
+  CHECK(judge.call(c->plan, r, "An answer.", "D2 is missing", 2).hash != repair.hash);
   // The judge's provider and model, its settings without the rubric, and OpenAI's
   // structured output with the reply schema.
   CHECK(first.provider == "openai");

@@ -178,7 +178,7 @@ TEST_CASE("judge resolution: pending, scored, repaired, given up, failed") {
   CHECK(states[0].scores.scores == std::vector<double>{1, 1, 2, 2, 1});
   REQUIRE(states[1].kind == JudgeState::Kind::pending);  // a repair request
   CHECK(states[1].round == 1);
-  CHECK(states[1].next->user.find("COULD NOT BE USED: D3 is 9, outside the scale 1..5") != std::string::npos);
+  CHECK(states[1].next->user.find("COULD NOT BE USED (repair 1): D3 is 9, outside the scale 1..5") != std::string::npos);
   CHECK(states[3].kind == JudgeState::Kind::failed);
   CHECK(states[3].cause == "http_500");
 
