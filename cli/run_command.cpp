@@ -169,8 +169,23 @@ int cmd_run(const RunCommandOptions& o, std::ostream& out, std::ostream& err) {
       return kRunError;
     }
   }
-  InterruptGuard interrupt;
   SchedulerOptions options = scheduler_options(spec, o);
+  if (o.budget_usd && !o.answers_only) {  // likewise a budget needs the judges' prices up front
+    std::vector<ModelCall> judge_calls;
+    for (const auto& j : spec.judges) {
+      auto provider = spec.providers.find(j.provider);
+      ModelCall probe;
+      probe.key_env = provider == spec.providers.end() ? "" : provider->second.key_env;
+      probe.model = j.model;
+      judge_calls.push_back(std::move(probe));
+    }
+    if (auto unpriced = unpriced_models(judge_calls, options.prices); !unpriced.empty()) {
+      err << fmt::format("mirac: a budget needs a price for every judge too; no price for: {}. Nothing was sent.\n",
+                         fmt::join(unpriced, ", "));
+      return kRunError;
+    }
+  }
+  InterruptGuard interrupt;
 
   RunSummary answers = run_plan(selected.calls, dir, options, g_cancel, progress_hooks("answers", err));
   out << format_summary(answers);

@@ -100,3 +100,22 @@ judge grader = anthropic("claude-test") { rubric mira }
                      "  ANTHROPIC_API_KEY (needed by the judge on anthropic)\n") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(tmp.path("run")));
 }
+
+TEST_CASE("under a budget, an unpriced judge stops the run before any answer is paid for") {
+  mirac::test::TempDir tmp("judge_price");
+  const std::string spec = tmp.write("prices.audit", R"(audit prices { title "prices" }
+use stdlib.providers
+use stdlib.mira.rubric
+factor tone { plain warm }
+seeds { seed q1 { question = "Is it safe?" } }
+text tone { plain "" warm "Kindly: " }
+prompt { id "{seed.id}_{tone}" text tone.text ++ seed.question }
+model gpt = openai("gpt-5.4")
+judge grader = openai("gpt-unpriced") { rubric mira }
+)");
+  auto run = mirac::test::invoke({"run", spec, "--store", tmp.path("run"), "--budget", "1"});
+  CHECK(run.code == 4);
+  CHECK(run.err.find("a budget needs a price for every judge too; no price for: gpt-unpriced. Nothing was sent.") !=
+        std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(tmp.path("run")));
+}
