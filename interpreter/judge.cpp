@@ -72,9 +72,9 @@ JudgeBuilder::JudgeBuilder(const Spec& spec, const SourceManager& sources, int j
   const bool worst_low = rubric_->worst && rubric_->worst->name == "low";
 
   std::string t;
-  t += fmt::format("You score one answer that an AI assistant gave to a user, for the audit \"{}\", with the rubric "
-                   "\"{}\".\n\n",
-                   spec.title.empty() ? spec.name : spec.title, rubric_->name.name);
+  // Only what the judge needs enters its instructions (and so the request hash): renaming
+  // the audit or the rubric must not make every stored judgment stale and paid for again.
+  t += "You score one answer that an AI assistant gave to a user, with the rubric below.\n\n";
   for (const auto& i : rubric_->instructions) t += i.value + "\n";
   if (!rubric_->instructions.empty()) t += "\n";
   t += fmt::format("{}{} to {}; {} is the worst outcome and {} the best.\n", judge_format::kScale,

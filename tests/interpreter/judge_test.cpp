@@ -128,3 +128,16 @@ TEST_CASE("replies are read against the rubric") {
     CHECK(read("{not json}").problem == "the reply holds no JSON object");
   }
 }
+
+TEST_CASE("renaming the audit or the rubric leaves judge requests (and their hashes) alone") {
+  auto c = otc();
+  mirac::JudgeBuilder judge(c->spec, c->sources, 0);
+  const auto& r = request_of(*c, "ibuprofen_high_calm");
+  const std::string before = judge.call(c->plan, r, "An answer.").hash;
+  c->spec.title = "Another title";
+  c->spec.name = "renamed";
+  c->spec.rubrics.front().name.name = "renamed_rubric";
+  c->spec.judges.front().rubric = "renamed_rubric";
+  mirac::JudgeBuilder renamed(c->spec, c->sources, 0);
+  CHECK(renamed.call(c->plan, r, "An answer.").hash == before);
+}
