@@ -28,20 +28,6 @@ constexpr int kOk = 0, kSpecError = 1, kUsageError = 2, kRunError = 4;
 std::atomic<bool> g_cancel_rewrite{false};
 extern "C" void on_sigint_rewrite(int) { g_cancel_rewrite.store(true); }
 
-// Limits per provider from its settings, as `mirac run` applies them.
-SchedulerOptions scheduler_options(const Spec& spec) {
-  SchedulerOptions s;
-  for (const auto& [name, provider] : spec.providers) {
-    ProviderLimits limits = s.default_limits;
-    const auto& cfg = provider.settings;
-    if (cfg.contains("concurrency") && cfg["concurrency"].is_number()) limits.max_in_flight = cfg["concurrency"].get<int>();
-    if (cfg.contains("rpm") && cfg["rpm"].is_number()) limits.rpm = cfg["rpm"].get<double>();
-    if (cfg.contains("tpm") && cfg["tpm"].is_number()) limits.tpm = cfg["tpm"].get<double>();
-    s.provider_limits[name] = limits;
-  }
-  return s;
-}
-
 std::string record_line(const nlohmann::ordered_json& j) {
   // UTF-8 as is, so that reviewers read the rewrites in their own script.
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
@@ -182,7 +168,7 @@ int cmd_rewrite(const RunCommandOptions& o, const std::string& output, std::ostr
     else if (p.final) err << format_progress(p) << '\n';
   };
   hooks.log = [&](const std::string& line) { err << (terminal ? "\n" : "") << line << '\n'; };
-  RunSummary summary = run_plan(calls, dir, scheduler_options(spec), g_cancel_rewrite, hooks);
+  RunSummary summary = run_plan(calls, dir, scheduler_options(spec, o), g_cancel_rewrite, hooks);
   std::signal(SIGINT, previous);
   out << format_summary(summary);
   if (!summary.fatal_error.empty() && summary.stored == 0 && summary.skipped == 0) return kRunError;

@@ -57,6 +57,8 @@ bool select_requests(const Spec& spec, const Plan& plan, const RunCommandOptions
   return true;
 }
 
+}  // namespace
+
 SchedulerOptions scheduler_options(const Spec& spec, const RunCommandOptions& o) {
   SchedulerOptions s;
   for (const auto& [name, provider] : spec.providers) {
@@ -81,11 +83,18 @@ SchedulerOptions scheduler_options(const Spec& spec, const RunCommandOptions& o)
   };
   for (const auto& m : spec.models) add_price(m.model, m.price);
   for (const auto& j : spec.judges) add_price(j.model, j.price);
+  // Rewriters (`mirac rewrite`) are priced from their provider's table.
+  for (const auto& v : spec.variants) {
+    if (!v.rewriter) continue;
+    auto provider = spec.providers.find(v.rewriter->preset.name);
+    if (provider == spec.providers.end()) continue;
+    auto price = provider->second.prices.find(v.rewriter->model.value);
+    if (price != provider->second.prices.end()) add_price(v.rewriter->model.value, price->second);
+  }
   s.budget_usd = o.budget_usd;
   return s;
 }
 
-}  // namespace
 
 std::filesystem::path run_dir(const Spec& spec, const RunCommandOptions& o) {
   if (!o.store.empty()) return o.store;

@@ -1,5 +1,5 @@
-// run_command.hpp: `mirac run` and `mirac status`: the plan's requests against the
-// providers, through the durable store in the run directory.
+// run_command.hpp: `mirac run`: the plan's requests, their judging and analysis, through
+// the durable store in the run directory; and what other commands share with it.
 #pragma once
 
 #include <filesystem>
@@ -7,6 +7,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+
+#include "runtime/scheduler/scheduler.hpp"
 
 namespace mirac {
 
@@ -29,7 +31,11 @@ struct RunCommandOptions {
 
 /// Compiles `o.spec` (with `--data`, then $MIRAC_DATA) and prints its diagnostics to `err`.
 std::unique_ptr<Compilation> compile_spec(const RunCommandOptions& o, std::ostream& err);
-/// The run directory: `--store`, else runs/<spec name>.
+/// Limits per provider (their settings, `--concurrency`), prices by model string (models,
+/// judges and rewriters, as check resolved them) and `--budget`: how every command that
+/// sends (run, rewrite) drives the scheduler.
+SchedulerOptions scheduler_options(const Spec& spec, const RunCommandOptions& o);
+/// The run directory: `--store`, else runs/<spec name> (runs/<spec name>.offline with --offline).
 std::filesystem::path run_dir(const Spec& spec, const RunCommandOptions& o);
 
 int cmd_run(const RunCommandOptions& o, std::ostream& out, std::ostream& err);

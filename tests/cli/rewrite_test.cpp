@@ -141,3 +141,18 @@ TEST_CASE("mirac rewrite: --only, --limit, -o, and failures retried by the next 
   CHECK(seeds_only.out.find("nothing to rewrite") != std::string::npos);
   server.stop();
 }
+
+TEST_CASE("mirac rewrite: rewrites are priced from the rewriter's provider table, like answers") {
+  mirac::test::TempDir tmp("rewrite_price");
+  // 1 USD per million tokens both ways: a run of 8 short rewrites costs a little, not nothing.
+  std::string spec = tmp.write("rw.audit", rewrite_spec("Question two", "") +
+                                               "prices openai { \"gpt-rw\" { input 1 output 1 } }\n");
+  mirac::fake::FakeServer server;
+  std::string error;
+  REQUIRE(server.start(error));
+  auto run = invoke({"rewrite", spec, "--store", tmp.path("store")}, server.base_url());
+  INFO(run.out << run.err);
+  REQUIRE(run.code == 0);
+  CHECK(run.out.find("spend this run: $0.0000\n") == std::string::npos);
+  CHECK(run.out.find("spend this run: $0.0") != std::string::npos);
+}
