@@ -2,18 +2,15 @@
 // loopback fake provider, and `mirac import responses` (matching, errors, no re-sending).
 #include <doctest/doctest.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <sys/wait.h>
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/export_command.hpp"
 #include "fake_server.hpp"
+#include "mirac_binary.hpp"
 #include "interpreter/data.hpp"
 #include "interpreter/driver.hpp"
 #include "runtime/store/store.hpp"
@@ -21,16 +18,6 @@
 namespace fs = std::filesystem;
 
 namespace {
-
-struct ExportScratch {
-  fs::path dir;
-  explicit ExportScratch(const std::string& name)
-      : dir(fs::temp_directory_path() / ("mirac_export_" + name + "_" + std::to_string(getpid()))) {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~ExportScratch() { fs::remove_all(dir); }
-};
 
 // `seeds` inline seeds x 2 tones, one OpenAI-protocol model; optionally a second arm.
 std::string export_spec(int seeds, bool two_arms) {
@@ -43,31 +30,7 @@ std::string export_spec(int seeds, bool two_arms) {
 }
 
 int run_binary(const std::vector<std::string>& args, const std::string& base_url) {
-  const char* binary = std::getenv("MIRAC_BINARY");
-  REQUIRE(binary != nullptr);
-  pid_t pid = fork();
-  if (pid == 0) {
-    setenv("OPENAI_BASE_URL", base_url.c_str(), 1);
-    setenv("OPENAI_API_KEY", "sk-test-export-secret", 1);
-    int fd = ::open("/dev/null", O_WRONLY);
-    dup2(fd, 1);
-    dup2(fd, 2);
-    std::vector<char*> argv{const_cast<char*>(binary)};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(binary, argv.data());
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return mirac::test::invoke(args, base_url).code;
 }
 
 std::vector<nlohmann::ordered_json> jsonl(const std::string& text) {
@@ -99,7 +62,7 @@ mirac::RunCommandOptions options(const std::string& spec, const std::string& sto
 }  // namespace
 
 TEST_CASE("mirac export responses: every stored answer in plan order, as JSONL and RFC 4180 CSV") {
-  ExportScratch scratch("export");
+  mirac::test::TempDir scratch("export");
   std::ofstream(scratch.dir / "exp.audit") << export_spec(3, false);
   mirac::fake::FakeServer server(mirac::fake::FakeServerOptions{});
   std::string error;
@@ -123,8 +86,8 @@ TEST_CASE("mirac export responses: every stored answer in plan order, as JSONL a
     INFO(err.str());
     CHECK(err.str().find("4 answers (4 done, 0 failed)") != std::string::npos);
     CHECK(err.str().find("2 of 6 requests have no answer and were skipped") != std::string::npos);
-    std::string text = slurp(jsonl_path);
-    CHECK(text.find("sk-test-export-secret") == std::string::npos);
+    std::string text = mirac::test::read_text(jsonl_path);
+    CHECK(text.find(mirac::test::kTestApiKey) == std::string::npos);
     auto rows = jsonl(text);
     REQUIRE(rows.size() == 4);
     const std::vector<std::string> ids = {"q0_plain", "q0_warm", "q1_plain", "q1_warm"};
@@ -174,7 +137,7 @@ TEST_CASE("mirac export responses: every stored answer in plan order, as JSONL a
 }
 
 TEST_CASE("mirac import responses: stored as done answers that a run does not send again") {
-  ExportScratch scratch("import");
+  mirac::test::TempDir scratch("import");
   std::ofstream(scratch.dir / "exp.audit") << export_spec(3, false);
   std::string spec = (scratch.dir / "exp.audit").string(), store = (scratch.dir / "store").string();
   auto o = options(spec, store);
@@ -262,7 +225,7 @@ TEST_CASE("mirac import responses: stored as done answers that a run does not se
 }
 
 TEST_CASE("mirac import responses: every invalid row is reported as file:line:col and nothing is stored") {
-  ExportScratch scratch("import_errors");
+  mirac::test::TempDir scratch("import_errors");
   std::ofstream(scratch.dir / "exp.audit") << export_spec(2, true);
   std::string spec = (scratch.dir / "exp.audit").string(), store = (scratch.dir / "store").string();
   auto o = options(spec, store);

@@ -43,6 +43,9 @@ inline std::string read_text(const std::filesystem::path& p) {
   return s.str();
 }
 
+/// The API key invoke() gives mirac: tests check it never reaches the store or an export.
+inline constexpr const char* kTestApiKey = "sk-test-cli-secret";
+
 struct Outcome {
   int code = -1;
   std::string out, err;
@@ -58,7 +61,7 @@ inline Outcome invoke(const std::vector<std::string>& args, const std::string& b
   pid_t pid = fork();
   if (pid == 0) {
     setenv("OPENAI_BASE_URL", base_url.c_str(), 1);
-    setenv("OPENAI_API_KEY", "sk-test-cli-secret", 1);
+    setenv("OPENAI_API_KEY", kTestApiKey, 1);
     unsetenv("MIRAC_DATA");
     int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);

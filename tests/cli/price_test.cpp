@@ -2,31 +2,17 @@
 // binary: the stdlib's list price, a model's own price over it, and no price at all.
 #include <doctest/doctest.h>
 
-#include <cstdlib>
-#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
 #include "fake_server.hpp"
+#include "mirac_binary.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
-
-struct PriceScratch {
-  fs::path dir;
-  explicit PriceScratch(const std::string& name)
-      : dir(fs::temp_directory_path() / ("mirac_price_" + name + "_" + std::to_string(getpid()))) {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~PriceScratch() { fs::remove_all(dir); }
-};
 
 // `seeds` inline seeds x 2 tones, sent to `model` (a model declaration's right-hand side).
 std::string priced_spec(int seeds, const std::string& model, const std::string& extra = "") {
@@ -37,32 +23,12 @@ std::string priced_spec(int seeds, const std::string& model, const std::string& 
   return s;
 }
 
-// Runs the mirac binary against the fake provider; stdout and stderr go to `output`.
+// Runs the mirac binary against the fake provider (tests/cli/mirac_binary.hpp); its
+// standard output, then its standard error, go to `output`.
 int run_binary(const std::vector<std::string>& args, const std::string& base_url, std::string& output) {
-  const char* binary = std::getenv("MIRAC_BINARY");
-  REQUIRE(binary != nullptr);
-  fs::path log = fs::temp_directory_path() / ("mirac_price_log_" + std::to_string(getpid()));
-  pid_t pid = fork();
-  if (pid == 0) {
-    setenv("OPENAI_BASE_URL", base_url.c_str(), 1);
-    setenv("OPENAI_API_KEY", "sk-test-price", 1);
-    int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    dup2(fd, 1);
-    dup2(fd, 2);
-    std::vector<char*> argv{const_cast<char*>(binary)};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(binary, argv.data());
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  std::ifstream in(log);
-  std::stringstream s;
-  s << in.rdbuf();
-  output = s.str();
-  fs::remove(log);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  mirac::test::Outcome o = mirac::test::invoke(args, base_url);
+  output = o.out + o.err;
+  return o.code;
 }
 
 // The cost of every stored answer next to the cost its reported usage has at `input` and
@@ -88,7 +54,7 @@ void check_costs(const std::string& spec, const std::string& store, const std::s
 }  // namespace
 
 TEST_CASE("--budget runs on the stdlib's list price, and the spend is priced with it") {
-  PriceScratch scratch("stdlib");
+  mirac::test::TempDir scratch("stdlib");
   // gpt-5.4-mini has a list price in stdlib/providers.audit (0.75 in, 4.5 out).
   std::ofstream(scratch.dir / "p.audit") << priced_spec(3, "openai(\"gpt-5.4-mini\") { max_tokens 64 }");
   mirac::fake::FakeServer server;
@@ -103,7 +69,7 @@ TEST_CASE("--budget runs on the stdlib's list price, and the spend is priced wit
 }
 
 TEST_CASE("a model's own price wins over the stdlib's list price") {
-  PriceScratch scratch("own");
+  mirac::test::TempDir scratch("own");
   std::ofstream(scratch.dir / "p.audit")
       << priced_spec(2, "openai(\"gpt-5.4-mini\") { max_tokens 64 price { input 1000 output 2000 } }");
   mirac::fake::FakeServer server;
@@ -117,7 +83,7 @@ TEST_CASE("a model's own price wins over the stdlib's list price") {
 }
 
 TEST_CASE("a spec's prices table extends its provider's, and a small budget stops the run") {
-  PriceScratch scratch("table");
+  mirac::test::TempDir scratch("table");
   // Each request may cost up to (prompt/4 + 16) * 1000 + 64 * 1000 USD per million tokens,
   // about $0.08, and costs about $0.02 (the fake reports ~13 input and 12 output tokens):
   // a $0.2 budget covers a few requests, not all ten.
@@ -139,7 +105,7 @@ TEST_CASE("a spec's prices table extends its provider's, and a small budget stop
 }
 
 TEST_CASE("--budget refuses a model with no price anywhere") {
-  PriceScratch scratch("none");
+  mirac::test::TempDir scratch("none");
   std::ofstream(scratch.dir / "p.audit") << priced_spec(1, "openai(\"gpt-unpriced\")");
   mirac::fake::FakeServer server;
   std::string error;
