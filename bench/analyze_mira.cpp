@@ -9,9 +9,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "cli/analyze_command.hpp"
-#include "interpreter/analyze/analyze.hpp"
-#include "interpreter/driver.hpp"
+#include "engine/audit.hpp"
 #include "tests/analyze/synthetic_scores.hpp"
 
 namespace {
@@ -60,10 +58,13 @@ int main(int argc, char** argv) {
   mirac::analyze::analyze_scores(lmm_only, *table, {}, c->sources, c->diags);
   std::cout << "rq1_d3 lmm (21,600 rows, 22 terms)  " << seconds_since(t0) << " s (with means)\n";
 
-  std::ostringstream out, err;
   t0 = std::chrono::steady_clock::now();
-  int code = mirac::cmd_analyze("specs/mira.audit", release.string(), scores.string(), (dir / "out").string(), 2000, 1, out, err);
-  std::cout << "cmd_analyze, whole command         " << seconds_since(t0) << " s (exit " << code << ")\n";
+  mirac::AuditOptions whole;
+  whole.spec = "specs/mira.audit", whole.data = release.string(), whole.scores = scores.string();
+  whole.out_dir = (dir / "out").string(), whole.seed = 1;
+  mirac::AuditEvents quiet;
+  int code = mirac::analyze_only(whole, quiet).code;
+  std::cout << "analyze_only, whole command        " << seconds_since(t0) << " s (exit " << code << ")\n";
 
   std::cout.flush();
   if (std::system("/usr/bin/python3 -c 'import statsmodels' 2>/dev/null") == 0) {

@@ -1,5 +1,6 @@
-// driver.hpp: the whole compiler pipeline in one place: read and parse the spec and its
-// modules, check it against its data, build the plan.
+// driver.hpp: the language's pipeline in one place: read and parse the spec and its
+// modules, check it against its data, build the plan. The audit's driver, which goes on to
+// send, judge, analyze and report, is engine/audit.hpp.
 #pragma once
 
 #include <filesystem>

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "interpreter/analyze/row_scope.hpp"
+#include "interpreter/row_scope.hpp"
 #include "interpreter/hash.hpp"
 #include "runtime/judge/message_format.hpp"
 

@@ -1,4 +1,4 @@
-// analyze_support.hpp: helpers shared by the analyze tests: paths, running cmd_analyze into
+// analyze_support.hpp: helpers shared by the analyze tests: paths, running `mirac analyze` into
 // a fresh directory, reading the reference JSON, tolerances.
 #pragma once
 
@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/analyze_command.hpp"
+#include "cli/cli.hpp"
 
 namespace analyze_test {
 
@@ -54,10 +54,11 @@ inline Run run_analyze(const std::filesystem::path& spec, const std::filesystem:
   std::ostringstream out, err;
   Run r;
   r.dir = dir;
-  mirac::AnalyzeCommandOptions o;
-  o.spec = spec.string(), o.data = data, o.scores = scores.string(), o.out_dir = dir.string();
-  o.resamples = resamples, o.seed = seed;
-  r.code = mirac::cmd_analyze(o, out, err);
+  std::vector<std::string> args = {"analyze", spec.string(), "--out", dir.string(), "--resamples",
+                                   std::to_string(resamples), "--seed", std::to_string(seed)};
+  if (!scores.empty()) args.insert(args.end(), {"--scores", scores.string()});
+  if (!data.empty()) args.insert(args.end(), {"--data", data});
+  r.code = mirac::run_cli(args, out, err);
   r.out = out.str();
   r.err = err.str();
   if (std::filesystem::exists(dir / "results.json")) r.results = read_json(dir / "results.json");

@@ -64,22 +64,22 @@ TEST_CASE("bad cells are reported at their row and column, every one of them") {
 }
 
 TEST_CASE("usage errors: no run store without --scores, no resamples, unreadable file") {
-  auto options = [](std::string scores, int resamples) {
-    mirac::AnalyzeCommandOptions o;
-    o.spec = (reference_dir() / "small.audit").string(), o.scores = std::move(scores), o.resamples = resamples;
-    o.seed = 1;
-    o.store = (std::filesystem::temp_directory_path() / "mirac_analyze_no_store").string();
-    return o;
+  const std::string store = (std::filesystem::temp_directory_path() / "mirac_analyze_no_store").string();
+  auto analyze = [&](std::string scores, int resamples, std::ostream& out, std::ostream& err) {
+    std::vector<std::string> args = {"analyze", (reference_dir() / "small.audit").string(), "--resamples",
+                                     std::to_string(resamples), "--seed", "1", "--store", store};
+    if (!scores.empty()) args.insert(args.end(), {"--scores", scores});
+    return mirac::run_cli(args, out, err);
   };
   std::ostringstream out, err;
-  std::filesystem::remove_all(options("", 10).store);
-  CHECK(mirac::cmd_analyze(options("", 10), out, err) == 2);
+  std::filesystem::remove_all(store);
+  CHECK(analyze("", 10, out, err) == 2);
   CHECK(err.str().find("no run store at ") != std::string::npos);
   std::ostringstream err2;
-  CHECK(mirac::cmd_analyze(options("x.csv", 0), out, err2) == 2);
+  CHECK(analyze("x.csv", 0, out, err2) == 2);
   CHECK(err2.str() == "mirac analyze: --resamples must be at least 1\n");
   std::ostringstream err3;
-  CHECK(mirac::cmd_analyze(options("/nonexistent/s.csv", 10), out, err3) == 1);
+  CHECK(analyze("/nonexistent/s.csv", 10, out, err3) == 1);
   CHECK(err3.str() == "/nonexistent/s.csv: error: cannot read scores file\n1 error generated.\n");
 }
 

@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "interpreter/analyze/analyze.hpp"
+#include "engine/analyze/analyze.hpp"
 #include "interpreter/driver.hpp"
 #include "tests/analyze/analyze_support.hpp"
 

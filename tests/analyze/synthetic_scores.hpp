@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "interpreter/analyze/scores.hpp"
+#include "interpreter/scores.hpp"
 #include "interpreter/spec.hpp"
 
 namespace analyze_test {

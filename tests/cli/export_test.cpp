@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/export_command.hpp"
+#include "tests/cli/cli_calls.hpp"
 #include "fake_server.hpp"
 #include "mirac_binary.hpp"
 #include "interpreter/data.hpp"
@@ -52,8 +52,8 @@ std::string hash_of(const std::string& spec, const std::string& prompt_id, const
   return "";
 }
 
-mirac::RunCommandOptions options(const std::string& spec, const std::string& store) {
-  mirac::RunCommandOptions o;
+cli_call::SpecStore options(const std::string& spec, const std::string& store) {
+  cli_call::SpecStore o;
   o.spec = spec;
   o.store = store;
   return o;
@@ -72,17 +72,17 @@ TEST_CASE("mirac export responses: every stored answer in plan order, as JSONL a
 
   std::ostringstream out, err;
   SUBCASE("usage and missing store") {
-    CHECK(mirac::cmd_export(o, "responses", "", "jsonl", out, err) == 4);
+    CHECK(cli_call::export_rows(o, "responses", "", "jsonl", out, err) == 4);
     CHECK(err.str().find("no store at") != std::string::npos);
-    CHECK(mirac::cmd_export(o, "scores", "", "jsonl", out, err) == 2);
-    CHECK(mirac::cmd_export(o, "responses", "", "xml", out, err) == 2);
+    CHECK(cli_call::export_rows(o, "scores", "", "jsonl", out, err) == 2);
+    CHECK(cli_call::export_rows(o, "responses", "", "xml", out, err) == 2);
   }
   SUBCASE("after a pilot run of 4 of the 6 requests") {
     REQUIRE(run_binary({"run", spec, "--store", store, "--limit", "4"}, server.base_url()) == 0);
     REQUIRE(server.stats().answered == 4);
 
     fs::path jsonl_path = scratch.dir / "answers.jsonl";
-    REQUIRE(mirac::cmd_export(o, "responses", jsonl_path.string(), "jsonl", out, err) == 0);
+    REQUIRE(cli_call::export_rows(o, "responses", jsonl_path.string(), "jsonl", out, err) == 0);
     INFO(err.str());
     CHECK(err.str().find("4 answers (4 done, 0 failed)") != std::string::npos);
     CHECK(err.str().find("2 of 6 requests have no answer and were skipped") != std::string::npos);
@@ -115,7 +115,7 @@ TEST_CASE("mirac export responses: every stored answer in plan order, as JSONL a
 
     // CSV, read back by the project's own RFC 4180 reader: the same cells.
     fs::path csv_path = scratch.dir / "answers.csv";
-    REQUIRE(mirac::cmd_export(o, "responses", csv_path.string(), "csv", out, err) == 0);
+    REQUIRE(cli_call::export_rows(o, "responses", csv_path.string(), "csv", out, err) == 0);
     mirac::SourceManager sources;
     mirac::Diagnostics diags;
     auto table = mirac::read_table(csv_path, "answers.csv", "csv", {}, sources, diags);
@@ -130,7 +130,7 @@ TEST_CASE("mirac export responses: every stored answer in plan order, as JSONL a
     }
     // To standard output by default.
     std::ostringstream stdout_text;
-    CHECK(mirac::cmd_export(o, "responses", "", "", stdout_text, err) == 0);
+    CHECK(cli_call::export_rows(o, "responses", "", "", stdout_text, err) == 0);
     CHECK(stdout_text.str() == text);
   }
   server.stop();
@@ -151,7 +151,7 @@ TEST_CASE("mirac import responses: stored as done answers that a run does not se
       << '\n';
   }
   std::ostringstream out, err;
-  REQUIRE(mirac::cmd_import(o, "responses", file.string(), out, err) == 0);
+  REQUIRE(cli_call::import_rows(o, "responses", file.string(), out, err) == 0);
   INFO(err.str());
   CHECK(out.str().find("2 answers stored, 0 skipped (already answered)") != std::string::npos);
 
@@ -182,7 +182,7 @@ TEST_CASE("mirac import responses: stored as done answers that a run does not se
     CHECK(server.stats().requests == 4);
     server.stop();
     std::ostringstream exported;
-    REQUIRE(mirac::cmd_export(o, "responses", "", "jsonl", exported, err) == 0);
+    REQUIRE(cli_call::export_rows(o, "responses", "", "jsonl", exported, err) == 0);
     auto rows = jsonl(exported.str());
     REQUIRE(rows.size() == 6);
     CHECK(rows[0]["text"] == tricky);
@@ -194,12 +194,12 @@ TEST_CASE("mirac import responses: stored as done answers that a run does not se
     fs::path again = scratch.dir / "again.jsonl";
     std::ofstream(again, std::ios::binary) << exported.str();
     std::ostringstream out2;
-    REQUIRE(mirac::cmd_import(o, "responses", again.string(), out2, err) == 0);
+    REQUIRE(cli_call::import_rows(o, "responses", again.string(), out2, err) == 0);
     CHECK(out2.str().find("0 answers stored, 6 skipped") != std::string::npos);
   }
   SUBCASE("CSV export quotes commas, quotes and line breaks") {
     fs::path csv_path = scratch.dir / "answers.csv";
-    REQUIRE(mirac::cmd_export(o, "responses", csv_path.string(), "csv", out, err) == 0);
+    REQUIRE(cli_call::export_rows(o, "responses", csv_path.string(), "csv", out, err) == 0);
     CHECK(err.str().find("4 of 6 requests have no answer") != std::string::npos);
     mirac::SourceManager sources;
     mirac::Diagnostics diags;
@@ -214,7 +214,7 @@ TEST_CASE("mirac import responses: stored as done answers that a run does not se
     std::ofstream(other) << R"({"prompt_id":"q0_plain","model":"gpt","response":"A different answer."})" << '\n'
                          << R"({"prompt_id":"q2_plain","model":"gpt","response":"New."})" << '\n';
     std::ostringstream out2;
-    REQUIRE(mirac::cmd_import(o, "responses", other.string(), out2, err) == 0);
+    REQUIRE(cli_call::import_rows(o, "responses", other.string(), out2, err) == 0);
     CHECK(out2.str().find("1 answers stored, 1 skipped (already answered)") != std::string::npos);
     std::string e;
     auto s = mirac::Store::open(store, e);
@@ -240,7 +240,7 @@ TEST_CASE("mirac import responses: every invalid row is reported as file:line:co
                       << R"({"prompt_id":"q1_warm","model":"gpt","arm":"kind","response":""})" << '\n'
                       << R"({"prompt_id":"q1_warm","model":"gpt","arm":"kind","response":"fine"})" << '\n';
   std::ostringstream out, err;
-  CHECK(mirac::cmd_import(o, "responses", file.string(), out, err) == 1);
+  CHECK(cli_call::import_rows(o, "responses", file.string(), out, err) == 1);
   const std::string e = err.str();
   INFO(e);
   const std::string f = file.string();
@@ -260,12 +260,12 @@ TEST_CASE("mirac import responses: every invalid row is reported as file:line:co
   SUBCASE("invalid JSON and an unreadable file") {
     std::ofstream(file) << R"({"prompt_id":"q0_plain",)" << '\n';
     std::ostringstream err2;
-    CHECK(mirac::cmd_import(o, "responses", file.string(), out, err2) == 1);
+    CHECK(cli_call::import_rows(o, "responses", file.string(), out, err2) == 1);
     CHECK(err2.str().find(f + ":1:") != std::string::npos);
     CHECK(err2.str().find("invalid JSON") != std::string::npos);
     std::ostringstream err3;
-    CHECK(mirac::cmd_import(o, "responses", (scratch.dir / "missing.jsonl").string(), out, err3) == 1);
+    CHECK(cli_call::import_rows(o, "responses", (scratch.dir / "missing.jsonl").string(), out, err3) == 1);
     CHECK(err3.str().find("missing.jsonl: error: cannot read import file") != std::string::npos);
-    CHECK(mirac::cmd_import(o, "scores", file.string(), out, err3) == 2);
+    CHECK(cli_call::import_rows(o, "scores", file.string(), out, err3) == 2);
   }
 }

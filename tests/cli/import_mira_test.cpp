@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/export_command.hpp"
+#include "tests/cli/cli_calls.hpp"
 #include "interpreter/driver.hpp"
 #include "mirac_binary.hpp"
 #include "runtime/store/store.hpp"
@@ -33,8 +33,8 @@ std::string lines(const std::vector<Json>& rows) {
   return s;
 }
 
-mirac::RunCommandOptions options(const std::string& spec, const std::string& store) {
-  mirac::RunCommandOptions o;
+cli_call::SpecStore options(const std::string& spec, const std::string& store) {
+  cli_call::SpecStore o;
   o.spec = spec;
   o.store = store;
   return o;
@@ -76,7 +76,7 @@ TEST_CASE("mirac import reads the MIRA judge input: ids, model keys, mitigation 
        {"mitigation", ""}, {"response", "A7"}},
   }));
   std::ostringstream out, err;
-  REQUIRE(mirac::cmd_import(options(spec, store), "responses", file, out, err) == 0);
+  REQUIRE(cli_call::import_rows(options(spec, store), "responses", file, out, err) == 0);
   INFO(err.str());
   CHECK(out.str().find("7 answers stored, 0 skipped") != std::string::npos);
   CHECK(out.str().find("6 rows read as MIRA judge input") != std::string::npos);
@@ -115,7 +115,7 @@ TEST_CASE("mirac import of MIRA records: metadata that disagrees with the spec i
       {{"prompt_id", "1_en_high"}, {"model_judged", "gemini-9"}, {"mitigation", true}, {"response", "x"}},
   }));
   std::ostringstream out, err;
-  CHECK(mirac::cmd_import(options(spec, store), "responses", file, out, err) == 1);
+  CHECK(cli_call::import_rows(options(spec, store), "responses", file, out, err) == 1);
   const std::string e = err.str();
   INFO(e);
   CHECK(e.find(file + ":1:") == std::string::npos);
@@ -145,7 +145,7 @@ TEST_CASE("mirac import of MIRA records: the mitigation arm must exist by name")
       {{"prompt_id", "1_en_high"}, {"model_judged", "gpt"}, {"response", "x"}},
   }));
   std::ostringstream out, err;
-  CHECK(mirac::cmd_import(options(spec, store), "responses", file, out, err) == 1);
+  CHECK(cli_call::import_rows(options(spec, store), "responses", file, out, err) == 1);
   const std::string e = err.str();
   INFO(e);
   CHECK(e.find(file + ":2:") != std::string::npos);

@@ -12,7 +12,7 @@
 #include "interpreter/driver.hpp"
 #include "interpreter/judge.hpp"
 #include "mirac_binary.hpp"
-#include "runtime/judge/judge_phase.hpp"
+#include "engine/judge/judge_phase.hpp"
 #include "runtime/store/store.hpp"
 
 using mirac::test::invoke;

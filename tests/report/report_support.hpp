@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "interpreter/analyze/analyze.hpp"
+#include "engine/analyze/analyze.hpp"
 #include "interpreter/driver.hpp"
 
 namespace report_test {

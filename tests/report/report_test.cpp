@@ -10,7 +10,7 @@
 
 #include "runtime/report/charts.hpp"
 #include "runtime/report/numbers.hpp"
-#include "runtime/report/report.hpp"
+#include "engine/report/report.hpp"
 #include "tests/report/report_support.hpp"
 
 namespace fs = std::filesystem;

@@ -8,7 +8,7 @@
 #include "fake_http.hpp"
 #include "helpers.hpp"
 #include "interpreter/driver.hpp"
-#include "runtime/judge/judge_phase.hpp"
+#include "engine/judge/judge_phase.hpp"
 #include "runtime/offline/offline_model.hpp"
 #include "runtime/offline/text_features.hpp"
 #include "runtime/providers/provider.hpp"

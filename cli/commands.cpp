@@ -1,0 +1,61 @@
+#include "cli/commands.hpp"
+
+#include <ostream>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+namespace mirac::cli {
+
+CLI::App* Commands::add(const std::string& name, const std::string& help, std::function<int()> run) {
+  CLI::App* cmd = app_.add_subcommand(name, help);
+  list_.emplace_back(cmd, std::move(run));
+  return cmd;
+}
+
+int Commands::run_parsed() const {
+  for (const auto& [cmd, run] : list_)
+    if (cmd->parsed()) return run();
+  return kUsageError;
+}
+
+void add_spec(CLI::App* cmd, AuditOptions& o) {
+  cmd->add_option("spec", o.spec, "the .audit spec file")->required();
+}
+
+void add_data(CLI::App* cmd, AuditOptions& o) {
+  cmd->add_option("--data", o.data, "data root for relative data paths (overrides $MIRAC_DATA and the spec)");
+}
+
+void add_store(CLI::App* cmd, AuditOptions& o, const std::string& offline_help) {
+  cmd->add_option("--store", o.store, "run directory holding store.sqlite (default: runs/<spec name>)");
+  if (!offline_help.empty()) cmd->add_flag("--offline", o.offline, offline_help);
+}
+
+void add_only(CLI::App* cmd, AuditOptions& o, const std::string& help) { cmd->add_option("--only", o.only, help); }
+
+int print_compiled(const Audit& audit, std::ostream& err) {
+  audit.diagnostics().print(err, audit.sources());
+  return audit.ok() ? kOk : kSpecError;
+}
+
+int finish(const Outcome& outcome, std::ostream& err) {
+  if (!outcome.message.empty()) err << outcome.message << '\n';
+  return outcome.code;
+}
+
+RunHooks progress_hooks(const std::string& label, std::ostream& err, bool final_only) {
+  const bool terminal = isatty(STDERR_FILENO) != 0;
+  const std::string prefix = label.empty() ? "" : fmt::format("{:<8} ", label);
+  RunHooks hooks;
+  hooks.on_progress = [&err, prefix, terminal, final_only](const Progress& p) {
+    if (terminal)
+      err << '\r' << prefix << format_progress_bar(p, 30) << (p.final ? "\n" : "") << std::flush;
+    else if (p.final || (!final_only && static_cast<long>(p.elapsed_s) % 10 == 0))
+      err << prefix << format_progress(p) << '\n';
+  };
+  hooks.log = [&err, terminal](const std::string& line) { err << (terminal ? "\n" : "") << line << '\n'; };
+  return hooks;
+}
+
+}  // namespace mirac::cli

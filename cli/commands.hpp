@@ -1,0 +1,57 @@
+// commands.hpp: what the commands share: the table that ties each subcommand to the
+// function that runs it, the options several commands take (spec, data, store, offline,
+// only), and the printing every command does (diagnostics, outcomes, progress).
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "engine/audit.hpp"
+
+namespace mirac::cli {
+
+/// The subcommands and what runs each; a command's options live in storage its handler owns.
+class Commands {
+ public:
+  Commands(CLI::App& app, std::ostream& out, std::ostream& err) : app_(app), out(out), err(err) {}
+  CLI::App* add(const std::string& name, const std::string& help, std::function<int()> run);
+  /// Runs the parsed subcommand; kUsageError when none was.
+  int run_parsed() const;
+
+ private:
+  CLI::App& app_;
+  std::vector<std::pair<CLI::App*, std::function<int()>>> list_;
+
+ public:
+  std::ostream& out;
+  std::ostream& err;
+};
+
+// The options several commands share, bound to `o`.
+void add_spec(CLI::App* cmd, AuditOptions& o);
+void add_data(CLI::App* cmd, AuditOptions& o);
+/// --store DIR and --offline (`offline_help` says what --offline means to this command).
+void add_store(CLI::App* cmd, AuditOptions& o, const std::string& offline_help);
+void add_only(CLI::App* cmd, AuditOptions& o, const std::string& help);
+
+/// Prints the compile's diagnostics; the exit status they imply (kOk or kSpecError).
+int print_compiled(const Audit& audit, std::ostream& err);
+/// Prints a step's message (when it has one) and returns its exit status.
+int finish(const Outcome& outcome, std::ostream& err);
+/// Progress of a sending phase: a bar on a terminal, else a line every ten seconds (or only
+/// the last, with `final_only`), each labelled `label` when it is not empty.
+RunHooks progress_hooks(const std::string& label, std::ostream& err, bool final_only = false);
+
+// Each file of cli/ adds its commands.
+void add_compile_commands(Commands& commands);   ///< check, fmt, prompts, plan
+void add_run_commands(Commands& commands);       ///< run, analyze
+void add_status_command(Commands& commands);     ///< status
+void add_transfer_commands(Commands& commands);  ///< export, import
+void add_rewrite_command(Commands& commands);    ///< rewrite
+
+}  // namespace mirac::cli

@@ -1,0 +1,137 @@
+// compile_commands.cpp: the commands that compile and send nothing: check, fmt, prompts,
+// plan (docs/cli.md).
+#include <fstream>
+#include <memory>
+#include <ostream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "interpreter/format.hpp"
+#include "interpreter/parse.hpp"
+
+namespace mirac::cli {
+
+namespace {
+
+struct CompileOptions {
+  AuditOptions audit;
+  std::string show, output;
+  bool json = false, in_place = false, check_only = false;
+};
+
+int check_spec(const CompileOptions& o, std::ostream& out, std::ostream& err) {
+  Audit audit = open_audit(o.audit);
+  int code = print_compiled(audit, err);
+  if (o.show == "ast") {
+    for (const auto& m : audit.compilation->modules)
+      out << "; " << audit.sources().path(m.file) << '\n' << dump_ast(m);
+  } else if (o.show == "plan" && code == kOk) {
+    out << plan_dump(audit.spec(), audit.plan()).dump(2) << '\n';
+  }
+  if (code == kOk && o.show.empty())
+    out << fmt::format("{}: ok ({} seeds, {} prompts, {} requests)\n", o.audit.spec.string(), audit.spec().seeds.size(),
+                       audit.plan().prompts.size(), audit.plan().requests.size());
+  return code;
+}
+
+// Only parses: a spec whose data is absent can still be formatted.
+int format_spec(const CompileOptions& o, std::ostream& out, std::ostream& err) {
+  const std::string path = o.audit.spec.string();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    err << path << ": error: cannot read spec file\n";
+    return kSpecError;
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string original = buffer.str();
+  SourceManager sources;
+  Diagnostics diags;
+  ast::Module module = parse_module(sources.add(path, original), sources, diags);
+  if (diags.has_errors()) {
+    diags.print(err, sources);
+    return kSpecError;
+  }
+  const std::string formatted = format_module(module, sources);
+  if (o.check_only) {
+    if (formatted == original) return kOk;
+    err << path << ": not formatted (run 'mirac fmt -i " << path << "')\n";
+    return kSpecError;
+  }
+  if (!o.in_place) {
+    out << formatted;
+  } else if (formatted != original) {
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    f << formatted;
+  }
+  return kOk;
+}
+
+nlohmann::ordered_json prompt_json(const Spec& spec, const PromptRow& p) {
+  nlohmann::ordered_json row{{"id", p.id}, {"text", p.text}, {"seed", p.seed}};
+  for (std::size_t f = 0; f < spec.factors.size(); ++f) row[spec.factors[f].name] = spec.factors[f].levels[p.levels[f]].name.name;
+  return row;
+}
+
+int write_prompts(const CompileOptions& o, std::ostream& out, std::ostream& err) {
+  Audit audit = open_audit(o.audit);
+  if (int code = print_compiled(audit, err); code != kOk) return code;
+  std::ofstream file;
+  std::ostream* target = &out;
+  if (!o.output.empty() && o.output != "-") {
+    file.open(o.output, std::ios::binary | std::ios::trunc);
+    if (!file) {
+      err << o.output << ": error: cannot write output file\n";
+      return kUsageError;
+    }
+    target = &file;
+  }
+  for (const auto& p : audit.plan().prompts) *target << prompt_json(audit.spec(), p).dump() << '\n';
+  return kOk;
+}
+
+int show_plan(const CompileOptions& o, std::ostream& out, std::ostream& err) {
+  Audit audit = open_audit(o.audit);
+  if (int code = print_compiled(audit, err); code != kOk) return code;
+  if (o.show == "plan") out << plan_dump(audit.spec(), audit.plan()).dump(2) << '\n';
+  else if (o.json) out << plan_summary(audit.spec(), audit.plan()).dump(2) << '\n';
+  else out << plan_summary_text(audit.spec(), audit.plan());
+  return kOk;
+}
+
+}  // namespace
+
+void add_compile_commands(Commands& commands) {
+  auto o = std::make_shared<CompileOptions>();
+  std::ostream& out = commands.out;
+  std::ostream& err = commands.err;
+  CLI::App* check = commands.add("check", "check a spec and its data; print every problem",
+                                 [o, &out, &err] { return check_spec(*o, out, err); });
+  add_spec(check, o->audit);
+  add_data(check, o->audit);
+  check->add_option("--show", o->show, "also print an intermediate form")->check(CLI::IsMember({"ast", "plan"}));
+
+  CLI::App* fmt_cmd = commands.add("fmt", "print a spec in canonical layout",
+                                   [o, &out, &err] { return format_spec(*o, out, err); });
+  add_spec(fmt_cmd, o->audit);
+  fmt_cmd->add_flag("-i,--in-place", o->in_place, "rewrite the file instead of printing");
+  fmt_cmd->add_flag("--check", o->check_only, "exit 1 if the file is not in canonical layout");
+
+  CLI::App* prompts = commands.add("prompts", "write the compiled prompts as JSONL",
+                                   [o, &out, &err] { return write_prompts(*o, out, err); });
+  add_spec(prompts, o->audit);
+  add_data(prompts, o->audit);
+  prompts->add_option("-o,--output", o->output, "output file (default: standard output)");
+
+  CLI::App* plan = commands.add("plan", "show the execution plan: counts of prompts, requests and judge calls",
+                                [o, &out, &err] { return show_plan(*o, out, err); });
+  add_spec(plan, o->audit);
+  add_data(plan, o->audit);
+  plan->add_flag("--json", o->json, "print the summary as JSON");
+  plan->add_option("--show", o->show, "print the whole plan (prompts, requests, judge tasks) as JSON")
+      ->check(CLI::IsMember({"plan"}));
+}
+
+}  // namespace mirac::cli

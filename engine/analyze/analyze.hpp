@@ -1,0 +1,29 @@
+// analyze.hpp: `mirac analyze`: means, flags, contrasts and analyses of a spec, computed
+// from a table of scores, written as results.json plus CSV tables (docs/results.md).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+
+#include "engine/analyze/context.hpp"
+
+namespace mirac::analyze {
+
+/// Everything computed from the scores: `json` is results.json, `tables` the CSV files.
+/// Problems (evaluation errors, fits that fail) go to `diags`; the output holds what
+/// could be computed.
+Output analyze_scores(const Spec& spec, const ScoreTable& scores, const AnalyzeOptions& options, SourceManager& sources,
+                      Diagnostics& diags);
+
+/// The reproducibility manifest: spec and scores paths and SHA-256, data inputs, mirac
+/// version, bootstrap seed and resamples.
+nlohmann::ordered_json manifest(const Spec& spec, const std::filesystem::path& scores_path, const std::string& scores_text,
+                                const ScoreTable& scores, const AnalyzeOptions& options);
+
+/// Writes DIR/results.json and DIR/<table>.csv. Returns an error message, or "" on success.
+std::string write_output(const Output& out, const std::filesystem::path& dir);
+
+/// A table as CSV text (RFC 4180 quoting where needed, LF line ends).
+std::string to_csv(const Table& table);
+
+}  // namespace mirac::analyze

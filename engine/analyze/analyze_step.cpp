@@ -1,0 +1,83 @@
+#include "engine/analyze/analyze_step.hpp"
+
+#include <fstream>
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include "engine/judge/judge_phase.hpp"
+
+namespace mirac {
+
+namespace {
+
+// The scores the spec's first judge gave in the store, written to `<out_dir>/scores.csv`.
+Outcome scores_from_run(Audit& audit, const std::filesystem::path& out_dir, analyze::ScoreTable& table,
+                        std::filesystem::path& path, std::string& text) {
+  const Spec& spec = audit.spec();
+  if (spec.judges.empty())
+    return Outcome::fail(kUsageError,
+                         fmt::format("mirac: {} declares no judge, so the store holds no scores to analyze", spec.name));
+  if (!audit.has_store())
+    return Outcome::fail(kUsageError, fmt::format("mirac: no run store at {} (run `mirac run` first, or pass --store "
+                                                  "DIR or --scores FILE)",
+                                                  audit.run_dir.string()));
+  std::string error;
+  auto store = Store::open(audit.run_dir, error);
+  if (!store) return Outcome::fail(kUsageError, "mirac: " + error);
+  JudgeBuilder judge(spec, audit.sources(), 0);
+  table = scores_from_store(spec, audit.plan(), judge, *store, audit.options.repairs);
+  if (table.rows.empty())
+    return Outcome::fail(kUsageError, fmt::format("mirac: nothing in {} is scored by judge '{}' yet",
+                                                  audit.run_dir.string(), judge.judge().name));
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir, ec);
+  path = out_dir / "scores.csv";
+  text = scores_csv(spec, table);
+  std::ofstream file(path, std::ios::binary);
+  if (!(file << text) || !file.flush())
+    return Outcome::fail(kUsageError, fmt::format("mirac: cannot write {}", path.string()));
+  table.path = path.string();
+  return {};
+}
+
+// A scores CSV given with `--scores`; its problems go to `diags`.
+Outcome scores_from_file(Audit& audit, analyze::ScoreTable& table, std::string& text, Diagnostics& diags) {
+  Compilation& c = *audit.compilation;
+  std::optional<analyze::ScoreTable> loaded = analyze::load_scores(c.spec, audit.options.scores, c.sources, diags);
+  if (!loaded) return Outcome::fail(kSpecError);
+  table = std::move(*loaded);
+  std::ifstream in(audit.options.scores, std::ios::binary);
+  text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return {};
+}
+
+}  // namespace
+
+Outcome analyze_audit(Audit& audit, Analysis& analysis) {
+  const AuditOptions& o = audit.options;
+  const bool from_file = !o.scores.empty();
+  analysis.out_dir = !o.out_dir.empty() ? std::filesystem::path(o.out_dir)
+                     : from_file        ? std::filesystem::path("results")
+                                        : audit.run_dir / "results";
+  analyze::ScoreTable table;
+  std::filesystem::path scores_path = o.scores;
+  std::string scores_text;
+  Outcome read = from_file ? scores_from_file(audit, table, scores_text, analysis.diagnostics)
+                           : scores_from_run(audit, analysis.out_dir, table, scores_path, scores_text);
+  if (!read.ok()) return read;
+
+  analyze::AnalyzeOptions ao;
+  ao.resamples = static_cast<std::size_t>(o.resamples);
+  ao.seed = o.seed;
+  Compilation& c = *audit.compilation;
+  analyze::Output result = analyze::analyze_scores(c.spec, table, ao, c.sources, analysis.diagnostics);
+  nlohmann::ordered_json json{{"manifest", analyze::manifest(c.spec, scores_path, scores_text, table, ao)}};
+  json.update(result.json);
+  result.json = std::move(json);
+  analysis.output = std::move(result);
+  analysis.score_rows = table.rows.size();
+  return {};
+}
+
+}  // namespace mirac

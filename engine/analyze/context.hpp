@@ -1,0 +1,88 @@
+// context.hpp: what every part of `mirac analyze` shares: the spec, the scores, the
+// options, where problems go, and the output (results.json plus CSV tables).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "interpreter/scores.hpp"
+
+namespace mirac::analyze {
+
+struct AnalyzeOptions {
+  std::size_t resamples = 2000;  ///< cluster-bootstrap resamples per contrast interval
+  std::uint64_t seed = 20260101;  ///< bootstrap seed; each interval restarts from it
+};
+
+/// One CSV file of the output directory.
+struct Table {
+  std::string name;  ///< file name without ".csv"
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+};
+
+struct Output {
+  nlohmann::ordered_json json = nlohmann::ordered_json::object();
+  std::vector<Table> tables;
+};
+
+struct Context {
+  const Spec& spec;
+  const ScoreTable& scores;
+  AnalyzeOptions options;
+  SourceManager& sources;
+  Diagnostics& diags;
+};
+
+/// A number for a CSV cell: shortest round-trip form, NaN as an empty cell.
+std::string csv_number(double x);
+/// A number for JSON: NaN and infinities as null.
+nlohmann::ordered_json json_number(double x);
+
+/// The value of a grouping variable on a row: a factor's level, `model`, `arm`, `seed`
+/// (the id), `cell` (the design's levels joined by '.'), or a seed field.
+std::string variable_value(const Spec& spec, const ScoreRow& row, const std::string& variable);
+/// Whether `variable` is something variable_value() knows.
+bool is_variable(const Spec& spec, const std::string& variable);
+
+/// Names in `by`-like option values: `model * language` and `model, arm` both give
+/// {model, language} / {model, arm}.
+std::vector<std::string> variables_of(const ast::Expr& e);
+
+/// Indices of the rows where every `where` condition of `options` holds. Evaluation
+/// problems are reported at the condition and the row is left out.
+std::vector<std::size_t> filter_rows(const Context& ctx, const std::vector<ast::AnalysisOption>& options);
+
+/// The option named `key`, or nullptr.
+const ast::AnalysisOption* find_option(const std::vector<ast::AnalysisOption>& options, const std::string& key);
+
+/// The spec text of a range, e.g. a pattern as written.
+std::string source_text(const Context& ctx, SourceRange range);
+
+/// The name an option value spells (`bh`, `language`), or "" if it is not a bare name.
+std::string name_of(const ast::Expr& e);
+
+}  // namespace mirac::analyze
+
+namespace mirac::analyze {
+
+/// Rows sharing the values of some grouping variables.
+struct Group {
+  std::vector<std::string> values;  ///< one per variable
+  std::vector<std::size_t> rows;    ///< indices into ScoreTable::rows, in file order
+};
+
+/// Groups `rows` by `variables`, ordered as the spec declares levels, models, arms and seeds
+/// (other variables bytewise). No variables: one group of every row.
+std::vector<Group> group_rows(const Spec& spec, const ScoreTable& scores, const std::vector<std::size_t>& rows,
+                              const std::vector<std::string>& variables);
+
+/// `{"model": "gpt", "language": "zh"}` for a group.
+nlohmann::ordered_json group_json(const std::vector<std::string>& variables, const Group& g);
+/// "gpt/zh" for a group (CSV cells, labels).
+std::string group_label(const Group& g);
+
+}  // namespace mirac::analyze

@@ -1,0 +1,151 @@
+// flags.cpp: the spec's flags. A unit flag is counted over answers; a pair flag over the
+// matched pairs of each of its pairings (same seed, model, arm and every other factor;
+// paper, Table 20). A pair group holding more than one answer on a side is reported as a
+// duplicate and left out: merging or picking one would change the counts silently.
+#include <map>
+
+#include <fmt/format.h>
+
+#include "engine/analyze/parts.hpp"
+#include "interpreter/row_scope.hpp"
+
+namespace mirac::analyze {
+
+namespace {
+
+struct Tally {
+  std::size_t n = 0, count = 0;
+};
+
+// Per (model, arm) tallies, then the JSON list and CSV rows for them.
+struct Tallies {
+  const Spec& spec;
+  std::vector<Tally> cells;
+  explicit Tallies(const Spec& s) : spec(s), cells(s.models.size() * s.arms.size()) {}
+  Tally& at(const ScoreRow& r) { return cells[static_cast<std::size_t>(r.model) * spec.arms.size() + r.arm]; }
+  nlohmann::ordered_json json(const char* unit) const {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (std::size_t m = 0; m < spec.models.size(); ++m) {
+      for (std::size_t a = 0; a < spec.arms.size(); ++a) {
+        const Tally& t = cells[m * spec.arms.size() + a];
+        if (t.n == 0) continue;
+        list.push_back({{"model", spec.models[m].name}, {"arm", spec.arms[a].name}, {"count", t.count}, {unit, t.n},
+                        {"rate", json_number(static_cast<double>(t.count) / static_cast<double>(t.n))}});
+      }
+    }
+    return list;
+  }
+  void rows(Table& table, const std::string& flag, const std::string& pairing) const {
+    for (std::size_t m = 0; m < spec.models.size(); ++m) {
+      for (std::size_t a = 0; a < spec.arms.size(); ++a) {
+        const Tally& t = cells[m * spec.arms.size() + a];
+        if (t.n == 0) continue;
+        table.rows.push_back({flag, pairing, spec.models[m].name, spec.arms[a].name, std::to_string(t.count), std::to_string(t.n),
+                              csv_number(static_cast<double>(t.count) / static_cast<double>(t.n))});
+      }
+    }
+  }
+};
+
+nlohmann::ordered_json unit_flag(const Context& ctx, const ast::FlagDecl& f, Table& table) {
+  Tallies tallies(ctx.spec);
+  for (const auto& r : ctx.scores.rows) {
+    Tally& t = tallies.at(r);
+    ++t.n;
+    try {
+      if (holds(f.when, ctx.spec, ctx.scores, r)) ++t.count;
+    } catch (const EvalError& e) {
+      ctx.diags.error(e.range, e.what());
+      return nullptr;
+    }
+  }
+  tallies.rows(table, f.name.name, "");
+  return {{"name", f.name.name}, {"kind", "unit"}, {"by_model_arm", tallies.json("answers")}};
+}
+
+std::string pairing_label(const ast::Pairing& p) { return fmt::format("{}: {} vs {}", p.factor.name, p.a.name, p.b.name); }
+
+nlohmann::ordered_json pair_flag(const Context& ctx, const ast::FlagDecl& f, Table& table) {
+  const Spec& spec = ctx.spec;
+  Tallies total(spec);
+  nlohmann::ordered_json pairings = nlohmann::ordered_json::array();
+  for (const auto& p : f.pairings) {
+    const int factor = spec.factor_index(p.factor.name);
+    const int la = spec.factors[factor].level_index(p.a.name), lb = spec.factors[factor].level_index(p.b.name);
+    // Key: seed, model, arm and every factor but the paired one.
+    std::map<std::vector<int>, std::pair<std::vector<std::size_t>, std::vector<std::size_t>>> groups;
+    for (std::size_t i = 0; i < ctx.scores.rows.size(); ++i) {
+      const ScoreRow& r = ctx.scores.rows[i];
+      int level = r.levels[factor];
+      if (level != la && level != lb) continue;
+      std::vector<int> key = {r.seed, r.model, r.arm};
+      key.insert(key.end(), r.levels.begin(), r.levels.end());
+      key[3 + factor] = -1;
+      auto& g = groups[key];
+      (level == la ? g.first : g.second).push_back(i);
+    }
+    Tallies tallies(spec);
+    std::size_t unmatched = 0;
+    nlohmann::ordered_json duplicates = nlohmann::ordered_json::array();
+    std::size_t duplicate_groups = 0;
+    for (const auto& [key, g] : groups) {
+      if (g.first.size() > 1 || g.second.size() > 1) {
+        ++duplicate_groups;
+        if (duplicates.size() < 20) {
+          nlohmann::ordered_json lines = nlohmann::ordered_json::array();
+          for (auto i : g.first) lines.push_back(ctx.scores.rows[i].line);
+          for (auto i : g.second) lines.push_back(ctx.scores.rows[i].line);
+          duplicates.push_back({{"seed", spec.seeds[key[0]].id}, {"model", spec.models[key[1]].name},
+                                {"arm", spec.arms[key[2]].name}, {"lines", lines}});
+        }
+        continue;
+      }
+      if (g.first.empty() || g.second.empty()) {
+        ++unmatched;
+        continue;
+      }
+      const ScoreRow& a = ctx.scores.rows[g.first[0]];
+      const ScoreRow& b = ctx.scores.rows[g.second[0]];
+      RowScope sa(spec, ctx.scores, a), sb(spec, ctx.scores, b);
+      bool set = false;
+      try {
+        set = truthy(evaluate(f.when, PairScope(sa, sb)));
+      } catch (const EvalError& e) {
+        ctx.diags.error(e.range, e.what());
+        return nullptr;
+      }
+      for (Tallies* t : {&tallies, &total}) {
+        Tally& cell = t->at(a);
+        ++cell.n;
+        cell.count += set ? 1 : 0;
+      }
+    }
+    if (duplicate_groups > 0) {
+      bool one = duplicate_groups == 1;
+      ctx.diags.warning(f.name.range, fmt::format("flag {}: {} pair group{} of {} {} more than one answer on a side and "
+                                                  "{} left out (see results.json)", f.name.name, duplicate_groups,
+                                                  one ? "" : "s", pairing_label(p), one ? "holds" : "hold",
+                                                  one ? "is" : "are"));
+    }
+    tallies.rows(table, f.name.name, pairing_label(p));
+    pairings.push_back({{"pairing", pairing_label(p)}, {"by_model_arm", tallies.json("pairs")}, {"unmatched", unmatched},
+                        {"duplicate_groups", duplicate_groups}, {"duplicates", duplicates}});
+  }
+  if (f.pairings.size() > 1) total.rows(table, f.name.name, "all");
+  return {{"name", f.name.name}, {"kind", "pair"}, {"by_model_arm", total.json("pairs")}, {"pairings", pairings}};
+}
+
+}  // namespace
+
+void add_flags(const Context& ctx, Output& out) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  Table table{"flags", {"flag", "pairing", "model", "arm", "count", "n", "rate"}, {}};
+  for (const auto& f : ctx.spec.flags) {
+    nlohmann::ordered_json j = f.pairings.empty() ? unit_flag(ctx, f, table) : pair_flag(ctx, f, table);
+    if (!j.is_null()) list.push_back(std::move(j));
+  }
+  out.json["flags"] = std::move(list);
+  out.tables.push_back(std::move(table));
+}
+
+}  // namespace mirac::analyze

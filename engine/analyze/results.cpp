@@ -1,0 +1,67 @@
+// results.cpp: assembling results.json and writing the output directory.
+#include <fstream>
+
+#include "engine/analyze/analyze.hpp"
+#include "engine/analyze/parts.hpp"
+#include "interpreter/hash.hpp"
+
+namespace mirac::analyze {
+
+Output analyze_scores(const Spec& spec, const ScoreTable& scores, const AnalyzeOptions& options, SourceManager& sources,
+                      Diagnostics& diags) {
+  Context ctx{spec, scores, options, sources, diags};
+  Output out;
+  add_means(ctx, out);
+  add_contrasts(ctx, out);
+  add_flags(ctx, out);
+  add_analyses(ctx, out);
+  return out;
+}
+
+nlohmann::ordered_json manifest(const Spec& spec, const std::filesystem::path& scores_path, const std::string& scores_text,
+                                const ScoreTable& scores, const AnalyzeOptions& options) {
+  std::ifstream in(spec.spec_path, std::ios::binary);
+  std::string spec_text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  nlohmann::ordered_json inputs = nlohmann::ordered_json::array();
+  for (const auto& [path, hash] : spec.inputs) inputs.push_back({{"path", path}, {"sha256", hash}});
+  return {{"mirac_version", MIRAC_VERSION},
+          {"spec", {{"path", spec.spec_path.string()}, {"sha256", sha256_hex(spec_text)}}},
+          {"inputs", inputs},
+          {"scores", {{"path", scores_path.string()}, {"sha256", sha256_hex(scores_text)}, {"rows", scores.rows.size()}}},
+          {"dimensions", scores.dims},
+          {"bootstrap", {{"seed", options.seed}, {"resamples", options.resamples}, {"level", 0.95}, {"cluster", "seed"}}}};
+}
+
+std::string to_csv(const Table& table) {
+  auto cell = [](const std::string& s) {
+    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  std::string out;
+  auto line = [&](const std::vector<std::string>& cells) {
+    for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + cell(cells[i]);
+    out += '\n';
+  };
+  line(table.header);
+  for (const auto& r : table.rows) line(r);
+  return out;
+}
+
+std::string write_output(const Output& out, const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return "cannot create output directory '" + dir.string() + "': " + ec.message();
+  auto write = [&](const std::filesystem::path& p, const std::string& text) {
+    std::ofstream f(p, std::ios::binary | std::ios::trunc);
+    f << text;
+    return static_cast<bool>(f);
+  };
+  if (!write(dir / "results.json", out.json.dump(2) + "\n")) return "cannot write '" + (dir / "results.json").string() + "'";
+  for (const auto& t : out.tables)
+    if (!write(dir / (t.name + ".csv"), to_csv(t))) return "cannot write '" + (dir / (t.name + ".csv")).string() + "'";
+  return "";
+}
+
+}  // namespace mirac::analyze

@@ -1,0 +1,59 @@
+#include "engine/audit.hpp"
+
+namespace mirac {
+
+namespace {
+
+// Analyze, report; an analysis with errors still writes what it could compute.
+Outcome analyze_and_report(Audit& audit, AuditEvents& events) {
+  Analysis analysis;
+  Outcome analyzed = analyze_audit(audit, analysis);
+  events.analyzed(audit, analysis);
+  if (!analyzed.ok()) return analyzed;
+  if (Outcome written = write_report(audit, analysis); !written.ok()) return written;
+  events.reported(audit, analysis);
+  return analysis.diagnostics.has_errors() ? Outcome::fail(kSpecError) : Outcome{};
+}
+
+}  // namespace
+
+Outcome run_audit(const AuditOptions& options, const std::atomic<bool>& cancel, AuditEvents& events) {
+  Audit audit = open_audit(options);  // compile and plan
+  events.compiled(audit);
+  if (!audit.ok()) return Outcome::fail(kSpecError);
+  Selection selection;
+  if (Outcome selected = select_requests(audit, selection); !selected.ok()) return selected;
+  events.selected(audit, selection);
+  if (!options.answers_only)  // keys and prices of the judges, before paying for an answer
+    if (Outcome ready = check_judges_ready(audit); !ready.ok()) return ready;
+
+  RunSummary answers = send_answers(audit, selection, cancel, events.hooks("answers"));  // send
+  events.answered(answers);
+  if (!answers.fatal_error.empty() || answers.cancelled) return Outcome::fail(kRunError);
+  bool complete = answers.failed == 0 && answers.not_sent.empty();
+  if (options.answers_only) return complete ? Outcome{} : Outcome::fail(kRunError);
+
+  double spent = answers.spend_usd;
+  for (std::size_t j = 0; j < audit.spec().judges.size(); ++j) {  // judge
+    JudgePhaseSummary judged = judge_answers(audit, j, selection, spent, cancel, events.hooks("judge"));
+    events.judged(audit.spec().judges[j], judged);
+    if (judged.stopped) return Outcome::fail(kRunError);
+    spent += judged.spend_usd();
+    complete = complete && judged.complete();
+  }
+  if (!audit.spec().judges.empty()) {  // analyze and report
+    Outcome analyzed = analyze_and_report(audit, events);
+    if (!analyzed.ok()) return {analyzed.code == kSpecError ? kSpecError : kRunError, analyzed.message};
+  }
+  return complete ? Outcome{} : Outcome::fail(kRunError);
+}
+
+Outcome analyze_only(const AuditOptions& options, AuditEvents& events) {
+  if (options.resamples < 1) return Outcome::fail(kUsageError, "mirac analyze: --resamples must be at least 1");
+  Audit audit = open_audit(options);  // compile and plan
+  events.compiled(audit);
+  if (!audit.ok()) return Outcome::fail(kSpecError);
+  return analyze_and_report(audit, events);  // analyze and report
+}
+
+}  // namespace mirac

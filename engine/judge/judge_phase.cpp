@@ -1,0 +1,172 @@
+#include "engine/judge/judge_phase.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "engine/send/send.hpp"
+
+namespace mirac {
+
+std::vector<JudgeState> resolve_judging(const Spec& spec, const Plan& plan, const JudgeBuilder& judge, Store& store,
+                                        const std::vector<std::size_t>& rows, int max_repairs) {
+  ScoreReader reader(spec, judge);
+  std::vector<JudgeState> out(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const RequestRow& row = plan.requests[rows[i]];
+    JudgeState& state = out[i];
+    std::optional<Store::Brief> answer = store.brief(row.call.hash);
+    if (!answer || answer->status != "done") continue;  // no_answer
+    std::string repair;
+    for (int round = 0;; ++round) {
+      ModelCall call = judge.call(plan, row, answer->text, repair, round);
+      state.round = round;
+      state.judge_hash = call.hash;
+      std::optional<Store::Brief> reply = store.brief(call.hash);
+      if (!reply) {
+        state.kind = JudgeState::Kind::pending;
+        state.next = std::move(call);
+        break;
+      }
+      if (reply->status != "done") {
+        // A failed judge call is retried by the next run, like any failed request.
+        state.kind = JudgeState::Kind::failed;
+        state.cause = reply->cause;
+        state.next = std::move(call);
+        break;
+      }
+      state.scores = reader.read(plan, row, reply->text);
+      if (state.scores.ok()) {
+        state.kind = JudgeState::Kind::scored;
+        break;
+      }
+      state.kind = JudgeState::Kind::invalid;
+      if (round >= max_repairs) break;
+      repair = state.scores.problem;
+    }
+  }
+  return out;
+}
+
+JudgePhaseSummary run_judge_phase(const Spec& spec, const Plan& plan, const JudgeBuilder& judge,
+                                  const std::filesystem::path& run_dir, const std::vector<std::size_t>& rows,
+                                  int max_repairs, const SchedulerOptions& options, const std::atomic<bool>& cancel,
+                                  const RunHooks& hooks) {
+  JudgePhaseSummary summary;
+  std::vector<RunSummary> rounds;
+  SchedulerOptions round_options = options;
+  std::string error;
+  // Each round sends what is pending; replies the rubric rejects come back as repair
+  // requests in the next round. One round more than repairs sends them all.
+  for (int round = 0; round <= max_repairs + 1; ++round) {
+    std::vector<JudgeState> states;
+    {
+      auto store = Store::open(run_dir, error);
+      if (!store) {
+        rounds.push_back(RunSummary{});
+        rounds.back().fatal_error = error;
+        summary.rounds = std::move(rounds);
+        summary.stopped = true;
+        return summary;
+      }
+      summary = JudgePhaseSummary{};  // counts of this round's resolution
+      states = resolve_judging(spec, plan, judge, *store, rows, max_repairs);
+    }
+    std::vector<ModelCall> calls;
+    for (auto& s : states) {
+      if (s.kind != JudgeState::Kind::no_answer) ++summary.answers;
+      switch (s.kind) {
+        case JudgeState::Kind::no_answer: break;
+        case JudgeState::Kind::scored: ++summary.scored; break;
+        case JudgeState::Kind::invalid:
+          ++summary.invalid;
+          if (summary.problems.size() < 5) summary.problems.push_back(s.scores.problem);
+          break;
+        case JudgeState::Kind::failed:
+        case JudgeState::Kind::pending:
+          (s.kind == JudgeState::Kind::failed ? summary.failed : summary.pending) += 1;
+          if (s.next && (s.kind == JudgeState::Kind::pending || round == 0)) calls.push_back(std::move(*s.next));
+          break;
+      }
+    }
+    if (calls.empty() || round > max_repairs) break;
+    RunSummary sent = run_plan(calls, run_dir, round_options, cancel, hooks);
+    if (round_options.budget_usd)  // the budget covers every round together
+      *round_options.budget_usd = std::max(0.0, *round_options.budget_usd - sent.spend_usd);
+    rounds.push_back(sent);
+    if (sent.cancelled || !sent.fatal_error.empty()) {
+      summary.stopped = true;
+      break;
+    }
+  }
+  summary.rounds = std::move(rounds);
+  return summary;
+}
+
+double JudgePhaseSummary::spend_usd() const {
+  double total = 0;
+  for (const auto& r : rounds) total += r.spend_usd;
+  return total;
+}
+
+JudgePhaseSummary judge_answers(const Audit& audit, std::size_t judge, const Selection& selection, double spent_usd,
+                                const std::atomic<bool>& cancel, const RunHooks& hooks) {
+  SchedulerOptions options = scheduler_options(audit.spec(), audit.options);
+  if (options.budget_usd) *options.budget_usd = std::max(0.0, *options.budget_usd - spent_usd);  // one budget per run
+  JudgeBuilder builder(audit.spec(), audit.sources(), static_cast<int>(judge));
+  return run_judge_phase(audit.spec(), audit.plan(), builder, audit.run_dir, selection.rows, audit.options.repairs,
+                         options, cancel, hooks);
+}
+
+analyze::ScoreTable scores_from_store(const Spec& spec, const Plan& plan, const JudgeBuilder& judge, Store& store,
+                                      int max_repairs) {
+  analyze::ScoreTable table;
+  table.path = store.path().string();
+  table.dims = judge.dims();
+  std::vector<std::size_t> rows(plan.requests.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;
+  std::vector<JudgeState> states = resolve_judging(spec, plan, judge, store, rows, max_repairs);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (states[i].kind != JudgeState::Kind::scored) continue;
+    const RequestRow& r = plan.requests[i];
+    const PromptRow& p = plan.prompts[r.prompt];
+    const Seed* seed = spec.find_seed(p.seed);
+    analyze::ScoreRow row;
+    row.seed = seed ? static_cast<int>(seed - spec.seeds.data()) : -1;
+    row.model = r.model;
+    row.arm = r.arm;
+    row.levels = p.levels;
+    row.scores = states[i].scores.scores;
+    row.line = table.rows.size() + 2;  // its line in scores_csv()
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+namespace {
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+}  // namespace
+
+std::string scores_csv(const Spec& spec, const analyze::ScoreTable& table) {
+  std::string out = "seed,model,arm";
+  for (const auto& f : spec.factors) out += "," + csv_field(f.name);
+  for (const auto& d : table.dims) out += "," + csv_field(d);
+  out += "\n";
+  for (const auto& row : table.rows) {
+    out += csv_field(spec.seeds[row.seed].id) + "," + csv_field(spec.models[row.model].name) + "," +
+           csv_field(spec.arms[row.arm].name);
+    for (std::size_t f = 0; f < spec.factors.size(); ++f)
+      out += "," + csv_field(spec.factors[f].levels[row.levels[f]].name.name);
+    for (double s : row.scores) out += "," + (analyze::is_na(s) ? std::string("N/A") : fmt::format("{}", s));
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace mirac

@@ -1,0 +1,79 @@
+// judge_phase.hpp: the judge phase of `mirac run` and the scores `mirac analyze` reads
+// from a run store. Judge replies are stored like any answer (content-addressed, never
+// paid twice); the scores are read from them against the rubric whenever needed, so the
+// store holds the raw evidence and the rubric's rules are applied in one place.
+#pragma once
+
+#include <atomic>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/selection.hpp"
+#include "interpreter/judge.hpp"
+#include "interpreter/scores.hpp"
+#include "runtime/scheduler/run_plan.hpp"
+#include "runtime/store/store.hpp"
+
+namespace mirac {
+
+/// Where one answer stands with one judge.
+struct JudgeState {
+  enum class Kind {
+    no_answer,  ///< the answer itself is not in the store (or failed)
+    pending,    ///< the judge call `next` has not been answered yet
+    scored,     ///< `scores` is valid
+    invalid,    ///< every reply so far was unusable (last problem in `scores.problem`)
+    failed,     ///< the judge call failed (its cause in `cause`)
+  };
+  Kind kind = Kind::no_answer;
+  JudgedScores scores;
+  std::optional<ModelCall> next;  ///< what to send when pending
+  std::string cause;
+  int round = 0;                  ///< 0 = first request, 1.. = repair requests
+  std::string judge_hash;         ///< the judge request of `round` (whose reply this describes)
+};
+
+/// Resolves the state of each request in `rows` (indices into plan.requests) with one
+/// judge, reading answers and judge replies from `store`. A reply the rubric rejects
+/// leads to a repair request (its problem restated) while `round < max_repairs`.
+std::vector<JudgeState> resolve_judging(const Spec& spec, const Plan& plan, const JudgeBuilder& judge, Store& store,
+                                        const std::vector<std::size_t>& rows, int max_repairs);
+
+struct JudgePhaseSummary {
+  std::size_t answers = 0;   ///< requests with a stored answer
+  std::size_t scored = 0;
+  std::size_t invalid = 0;   ///< judged, but no usable reply within the repair rounds
+  std::size_t failed = 0;    ///< the judge call failed
+  std::size_t pending = 0;   ///< not judged (cancelled, budget, provider stopped)
+  std::vector<RunSummary> rounds;  ///< one per send round
+  std::vector<std::string> problems;  ///< a few examples of unusable replies
+  bool stopped = false;      ///< cancelled or a fatal error: later phases should not run
+  /// Every selected answer has a usable score.
+  bool complete() const { return pending == 0 && failed == 0 && invalid == 0; }
+  double spend_usd() const;  ///< over every round
+};
+
+/// Sends the judge calls for `rows` (and repair calls for unusable replies, up to
+/// `max_repairs` rounds) through the scheduler and store in `run_dir`.
+JudgePhaseSummary run_judge_phase(const Spec& spec, const Plan& plan, const JudgeBuilder& judge,
+                                  const std::filesystem::path& run_dir, const std::vector<std::size_t>& rows,
+                                  int max_repairs, const SchedulerOptions& options, const std::atomic<bool>& cancel,
+                                  const RunHooks& hooks);
+
+/// The judge step of `mirac run`: judge `judge` (an index into spec.judges) over the
+/// selected answers, within what the budget has left after `spent_usd`.
+JudgePhaseSummary judge_answers(const Audit& audit, std::size_t judge, const Selection& selection, double spent_usd,
+                                const std::atomic<bool>& cancel, const RunHooks& hooks);
+
+/// The score table of every request in the plan that `judge` has scored, in plan order,
+/// as `mirac analyze` reads it (`table.path` names the store).
+analyze::ScoreTable scores_from_store(const Spec& spec, const Plan& plan, const JudgeBuilder& judge, Store& store,
+                                      int max_repairs);
+
+/// A score table as a scores CSV (docs/results.md, "Scores file"), which `mirac analyze
+/// --scores` reads back to the same table.
+std::string scores_csv(const Spec& spec, const analyze::ScoreTable& table);
+
+}  // namespace mirac

@@ -1,0 +1,245 @@
+// analyses.cpp: `table analysis(rq1, rq2)`: each analysis as the table(s) of its kind
+// (lmm coefficients, Wilcoxon tests, paired comparisons and patterns, Spearman
+// correlations). `figure analysis(...)` draws an lmm's coefficients with their Wald
+// intervals; other kinds have no figure and are shown as their tables.
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "runtime/report/charts.hpp"
+#include "engine/report/content.hpp"
+#include "runtime/report/numbers.hpp"
+
+namespace mirac::report {
+
+namespace {
+
+// 97.5% quantile of the standard normal: the Wald interval drawn for lmm coefficients.
+constexpr double kZ975 = 1.959963984540054;
+
+// The analysis's `where` as the spec writes it: results.json does not repeat it, and a
+// reader needs it to know which answers the numbers are about.
+std::string spec_where(const Spec& spec, const std::string& name) {
+  for (const auto& a : spec.analyses)
+    if (a.name.name == name)
+      for (const auto& o : a.options)
+        if (o.key.name == "where" && !o.values.empty()) return " where " + expr_text(o.values.front().value);
+  return "";
+}
+
+std::string values_label(const Json* obj) {
+  if (!obj || !obj->is_object() || obj->empty()) return "all";
+  std::vector<std::string> values;
+  for (const auto& [k, v] : obj->items()) values.push_back(text(&v));
+  return fmt::format("{}", fmt::join(values, " / "));
+}
+
+std::string by_values_label(const Json& group, const Json* by) {
+  if (!by || !by->is_array() || by->empty()) return "all";
+  std::vector<std::string> values;
+  for (const auto& v : *by) values.push_back(text(member(&group, text(&v))));
+  return fmt::format("{}", fmt::join(values, " / "));
+}
+
+std::string count_of(const Json* j, const char* key) { return count(number(member(j, key))); }
+
+void lmm(const Context& ctx, const Item& item, const Json& a, std::vector<Block>& out) {
+  const std::string name = text(member(&a, "name"));
+  const Json* fixed_list = member(&a, "fixed");
+  std::string caption = !item.title.empty() ? item.title
+                                            : fmt::format("Analysis {}: linear mixed model {}{} (n = {})", name,
+                                                          text(member(&a, "formula")), spec_where(ctx.spec, name),
+                                                          count_of(&a, "n"));
+  const Json* cv = member(&a, "convergence");
+  if (cv && text(member(cv, "status")) != "converged")
+    out.push_back(Note{fmt::format("Analysis {}: the fit ended with status '{}': {}", name, text(member(cv, "status")),
+                                   text(member(cv, "message")))});
+  if (item.kind == "figure") {
+    IntervalChart chart;
+    chart.title = caption;
+    chart.x_label = "estimate (95% Wald CI)";
+    IntervalBlock block{"fixed effects", {}};
+    if (fixed_list && fixed_list->is_array())
+      for (const auto& f : *fixed_list) {
+        // The intercept is on another scale (the response's level), and would squeeze
+        // the differences the figure is about into a corner.
+        if (text(member(&f, "term")) == "(Intercept)") continue;
+        std::optional<double> est = number(member(&f, "estimate")), se = number(member(&f, "se"));
+        std::optional<double> lo, hi;
+        if (est && se) lo = *est - kZ975 * *se, hi = *est + kZ975 * *se;
+        block.rows.push_back({text(member(&f, "term")), est, lo, hi,
+                              fmt::format("{} {}", estimate(est), interval(lo, hi))});
+      }
+    chart.blocks.push_back(std::move(block));
+    out.push_back(Figure{caption, "analysis-" + name, "", interval_chart_svg(chart)});
+    return;
+  }
+  Table t;
+  t.caption = caption;
+  t.header = {"term", "estimate", "SE", "z", "p (normal)", "df", "p (Satterthwaite)"};
+  t.numeric = {false, true, true, true, true, true, true};
+  if (fixed_list && fixed_list->is_array())
+    for (const auto& f : *fixed_list)
+      t.rows.push_back({text(member(&f, "term")), estimate(number(member(&f, "estimate"))), estimate(number(member(&f, "se"))),
+                        fixed(number(member(&f, "z")), 2), p_value(number(member(&f, "p_normal"))),
+                        fixed(number(member(&f, "df")), 1), p_value(number(member(&f, "p_satterthwaite")))});
+  out.push_back(std::move(t));
+  std::vector<std::string> parts;
+  if (const Json* random = member(&a, "random"); random && random->is_array())
+    for (const auto& r : *random)
+      parts.push_back(fmt::format("random intercept of {} ({} groups): variance {}", text(member(&r, "group")),
+                                  count_of(&r, "groups"), estimate(number(member(&r, "variance")))));
+  parts.push_back(fmt::format("residual variance {}", estimate(number(member(&a, "residual_variance")))));
+  parts.push_back(fmt::format("REML criterion {}", fixed(number(member(&a, "reml_criterion")), 2)));
+  if (cv) parts.push_back(fmt::format("convergence: {}", text(member(cv, "status"))));
+  std::string line = fmt::format("{}", fmt::join(parts, "; "));
+  line[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(line[0])));
+  out.push_back(Paragraph{line + "."});
+}
+
+// The columns a paired summary (wilcoxon test or paired dimension) fills.
+std::vector<std::string> summary_cells(const Json& s, bool with_dz) {
+  const Json* w = member(&s, "wilcoxon");
+  std::vector<std::string> cells = {count_of(&s, "n"), fixed(number(member(&s, "mean_treatment")), 2),
+                                    fixed(number(member(&s, "mean_control")), 2), estimate(number(member(&s, "mean_delta")))};
+  if (with_dz) cells.push_back(estimate(number(member(&s, "cohen_dz"))));
+  cells.push_back(fmt::format("{} / {} / {}", count_of(&s, "increased"), count_of(&s, "decreased"), count_of(&s, "unchanged")));
+  cells.push_back(p_value(number(member(w, "p"))));
+  cells.push_back(p_value(number(member(&s, "q"))));
+  return cells;
+}
+
+std::vector<std::string> summary_header(bool with_dz) {
+  std::vector<std::string> h = {"n", "mean treatment", "mean control", "mean delta"};
+  if (with_dz) h.push_back("d_z");
+  h.insert(h.end(), {"up / down / same", "p", "q"});
+  return h;
+}
+
+void wilcoxon(const Item& item, const Json& a, std::vector<Block>& out) {
+  const std::string name = text(member(&a, "name"));
+  const bool with_dz = text(member(&a, "effect")) != "none";
+  Table t;
+  t.caption = !item.title.empty() ? item.title
+                                  : fmt::format("Analysis {}: Wilcoxon signed-rank tests, q = p adjusted ({}) over {} tests",
+                                                name, text(member(&a, "adjust")), count_of(&a, "family_size"));
+  t.header = {"compare", "within", "dimension"};
+  std::vector<std::string> h = summary_header(with_dz);
+  t.header.insert(t.header.end(), h.begin(), h.end());
+  t.numeric.assign(3, false);
+  t.numeric.resize(t.header.size(), true);
+  double duplicates = 0;
+  if (const Json* tests = member(&a, "tests"); tests && tests->is_array())
+    for (const auto& test : *tests) {
+      std::vector<std::string> row = {text(member(&test, "compare")), values_label(member(&test, "within")),
+                                      text(member(&test, "dimension"))};
+      std::vector<std::string> cells = summary_cells(test, with_dz);
+      if (member(&test, "error")) {
+        for (std::size_t i = 1; i < cells.size(); ++i) cells[i] = kMissing;
+        out.push_back(Note{fmt::format("Analysis {}, {} ({}, {}): {}.", name, row[0], row[1], row[2],
+                                       text(member(&test, "error")))});
+      }
+      row.insert(row.end(), cells.begin(), cells.end());
+      t.rows.push_back(std::move(row));
+      duplicates += number(member(&test, "duplicate_keys")).value_or(0);
+    }
+  if (duplicates > 0)
+    out.push_back(Note{fmt::format("Analysis {}: pairing keys with more than one answer on a side were left out "
+                                   "(see duplicate_keys in results.json).",
+                                   name)});
+  out.push_back(std::move(t));
+}
+
+void paired(const Item& item, const Json& a, std::vector<Block>& out) {
+  const std::string name = text(member(&a, "name"));
+  const Json* by = member(&a, "by");
+  const Json* comparisons = member(&a, "comparisons");
+  if (!comparisons || !comparisons->is_array()) return;
+  for (const auto& cmp : *comparisons) {
+    const std::string compare = text(member(&cmp, "compare"));
+    Table t;
+    t.caption = !item.title.empty() ? item.title
+                                    : fmt::format("Analysis {}: paired comparison {}, q = p adjusted (bh) per comparison",
+                                                  name, compare);
+    t.header = {"group", "dimension"};
+    std::vector<std::string> h = summary_header(true);
+    t.header.insert(t.header.end(), h.begin(), h.end());
+    t.numeric.assign(2, false);
+    t.numeric.resize(t.header.size(), true);
+    Table patterns;
+    patterns.caption = fmt::format("Analysis {}: answer-pair patterns, {}", name, compare);
+    patterns.header = {"group", "pattern", "count", "pairs", "rate"};
+    patterns.numeric = {false, false, true, true, true};
+    const Json* groups = member(&cmp, "groups");
+    if (!groups || !groups->is_array()) continue;
+    for (const auto& g : *groups) {
+      const std::string label = by_values_label(g, by);
+      if (const Json* dims = member(&g, "dimensions"); dims && dims->is_object())
+        for (const auto& [dim, s] : dims->items()) {
+          std::vector<std::string> row = {label, dim};
+          std::vector<std::string> cells = summary_cells(s, true);
+          if (member(&s, "error")) {
+            cells.assign(cells.size(), kMissing);
+            cells[0] = count_of(&g, "pairs");
+            out.push_back(Note{fmt::format("Analysis {}, {} ({}, {}): {}.", name, compare, label, dim, text(member(&s, "error")))});
+          }
+          row.insert(row.end(), cells.begin(), cells.end());
+          t.rows.push_back(std::move(row));
+        }
+      if (const Json* p = member(&g, "patterns"); p && p->is_array())
+        for (const auto& pattern : *p)
+          patterns.rows.push_back({label, text(member(&pattern, "pattern")), count_of(&pattern, "count"),
+                                   count_of(&pattern, "pairs"), percent(number(member(&pattern, "rate")))});
+    }
+    out.push_back(std::move(t));
+    if (!patterns.rows.empty()) out.push_back(std::move(patterns));
+  }
+}
+
+void spearman(const Item& item, const Json& a, std::vector<Block>& out) {
+  const std::string name = text(member(&a, "name"));
+  std::vector<std::string> by;
+  if (const Json* b = member(&a, "by"); b && b->is_array())
+    for (const auto& v : *b) by.push_back(text(&v));
+  Table t;
+  t.caption = !item.title.empty() ? item.title
+                                  : fmt::format("Analysis {}: Spearman correlation of the audit's means with {}, by {}", name,
+                                                text(member(&a, "against")), join_by(by));
+  t.header = {"dimension", "groups", "rho", "t", "df", "p"};
+  t.numeric = {false, true, true, true, true, true};
+  if (const Json* results = member(&a, "results"); results && results->is_array())
+    for (const auto& r : *results) {
+      if (member(&r, "error"))
+        out.push_back(Note{fmt::format("Analysis {}, {}: {}.", name, text(member(&r, "dimension")), text(member(&r, "error")))});
+      t.rows.push_back({text(member(&r, "dimension")), count_of(&r, "n"), estimate(number(member(&r, "rho"))),
+                        estimate(number(member(&r, "t"))), fixed(number(member(&r, "df")), 0), p_value(number(member(&r, "p")))});
+    }
+  out.push_back(std::move(t));
+}
+
+}  // namespace
+
+void analyses_item(const Context& ctx, const Item& item, std::vector<Block>& out) {
+  const Json* list = member(&ctx.results, "analyses");
+  for (const auto& name : item.args) {
+    const Json* a = list && list->is_array() ? named_entry(ctx.results, "analyses", name) : nullptr;
+    if (!a) {
+      out.push_back(Note{fmt::format("Analysis {} is not in results.json (it was not computed).", name)});
+      continue;
+    }
+    const std::string kind = text(member(a, "kind"));
+    if (const Json* error = member(a, "error")) {
+      out.push_back(Note{fmt::format("Analysis {} ({}) could not be computed: {}", name, kind, text(error))});
+      continue;
+    }
+    if (item.kind == "figure" && kind != "lmm")
+      out.push_back(Note{fmt::format("A {} analysis has no figure; analysis {} is shown as a table.", kind, name)});
+    if (kind == "lmm") lmm(ctx, item, *a, out);
+    else if (kind == "wilcoxon") wilcoxon(item, *a, out);
+    else if (kind == "paired") paired(item, *a, out);
+    else if (kind == "spearman") spearman(item, *a, out);
+    else out.push_back(Note{fmt::format("Analysis {} has a kind the report does not know ('{}').", name, kind)});
+  }
+}
+
+}  // namespace mirac::report

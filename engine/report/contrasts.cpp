@@ -1,0 +1,104 @@
+// contrasts.cpp: `table contrasts(...)` and `figure contrasts(...) { by model }`: each
+// contrast's estimate per group with its cluster-bootstrap interval.
+#include <fmt/format.h>
+
+#include "runtime/report/charts.hpp"
+#include "engine/report/content.hpp"
+#include "runtime/report/numbers.hpp"
+
+namespace mirac::report {
+
+namespace {
+
+std::vector<std::string> strings(const Json* list) {
+  std::vector<std::string> out;
+  if (list && list->is_array())
+    for (const auto& v : *list) out.push_back(text(&v));
+  return out;
+}
+
+std::string group_label(const Json& group, const std::vector<std::string>& by) {
+  if (by.empty()) return "all";
+  std::vector<std::string> values;
+  for (const auto& v : by) values.push_back(text(member(&group, v)));
+  return fmt::format("{}", fmt::join(values, " / "));
+}
+
+// "95% CI, 2000 resamples" from the first interval, else from the manifest.
+std::string interval_kind(const Json& results, const std::vector<const Json*>& contrasts) {
+  for (const Json* c : contrasts) {
+    const Json* groups = member(c, "groups");
+    if (!groups || !groups->is_array()) continue;
+    for (const auto& g : *groups)
+      if (const Json* ci = member(&g, "ci"); ci && ci->is_object())
+        return fmt::format("{} CI, {} resamples", level(number(member(ci, "level"))), count(number(member(ci, "resamples"))));
+  }
+  const Json* b = member(member(&results, "manifest"), "bootstrap");
+  if (!b) return "CI";
+  return fmt::format("{} CI, {} resamples", level(number(member(b, "level"))), count(number(member(b, "resamples"))));
+}
+
+}  // namespace
+
+void contrasts_item(const Context& ctx, const Item& item, std::vector<Block>& out) {
+  const Json* list = member(&ctx.results, "contrasts");
+  if (!list || !list->is_array()) {
+    out.push_back(Note{fmt::format("Contrasts ({}) are not in results.json.", fmt::join(item.args, ", "))});
+    return;
+  }
+  std::vector<const Json*> found;
+  for (const auto& name : item.args) {
+    const Json* c = named_entry(ctx.results, "contrasts", name);
+    if (!c) {
+      out.push_back(Note{fmt::format("Contrast {} is not in results.json (it could not be computed).", name)});
+      continue;
+    }
+    std::vector<std::string> by = strings(member(c, "by"));
+    if (!item.by.empty() && item.by != by)
+      out.push_back(Note{fmt::format("Contrast {} is computed {}; the report's 'by {}' cannot regroup it.", name,
+                                     by.empty() ? "over all answers" : "by " + join_by(by), fmt::join(item.by, ", "))});
+    found.push_back(c);
+  }
+  if (found.empty()) return;
+
+  const std::string kind = interval_kind(ctx.results, found);
+  Table t;
+  t.caption = !item.title.empty() ? item.title : fmt::format("Contrasts: estimate and cluster-bootstrap {} over seeds", kind);
+  t.header = {"contrast", "group", "estimate", "CI", "seeds"};
+  t.numeric = {false, false, true, true, true};
+  IntervalChart chart;
+  chart.title = !item.title.empty() ? item.title : fmt::format("Contrasts: estimate and {}", kind);
+  chart.x_label = fmt::format("estimate ({})", kind);
+  std::vector<std::string> problems;
+  for (const Json* c : found) {
+    const std::string name = text(member(c, "name"));
+    std::vector<std::string> by = strings(member(c, "by"));
+    IntervalBlock block{name, {}};
+    const Json* groups = member(c, "groups");
+    if (groups && groups->is_array()) {
+      for (const auto& g : *groups) {
+        const Json* ci = member(&g, "ci");
+        std::optional<double> est = number(member(&g, "estimate")), lo = number(member(ci, "lower")),
+                              hi = number(member(ci, "upper"));
+        std::string label = group_label(g, by);
+        t.rows.push_back({name, label, estimate(est), interval(lo, hi), count(number(member(&g, "seeds")))});
+        std::string value = estimate(est);
+        if (lo && hi) value += " " + interval(lo, hi);
+        block.rows.push_back({label, est, lo, hi, value});
+        if (const Json* error = member(&g, "error"))
+          problems.push_back(fmt::format("{} ({}): no interval: {}.", name, label, text(error)));
+      }
+    }
+    chart.blocks.push_back(std::move(block));
+  }
+  for (const auto& p : problems) out.push_back(Note{p});
+  if (item.kind == "table") {
+    out.push_back(std::move(t));
+    return;
+  }
+  std::vector<std::string> names;
+  for (const Json* c : found) names.push_back(text(member(c, "name")));
+  out.push_back(Figure{chart.title, fmt::format("contrasts-{}", fmt::join(names, "-")), "", interval_chart_svg(chart)});
+}
+
+}  // namespace mirac::report

@@ -1,0 +1,178 @@
+// report.cpp: from the spec's report blocks to files: reads each block's items, builds
+// one Document per report, names the files and prints them.
+#include "engine/report/report.hpp"
+
+#include <fstream>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "engine/analyze/context.hpp"
+#include "interpreter/scores.hpp"
+#include "engine/report/content.hpp"
+
+namespace mirac::report {
+
+namespace {
+
+Item read_item(const ast::ReportItem& ri) {
+  Item item;
+  item.kind = ri.kind.name;
+  if (!ri.content) return item;
+  if (const auto* s = std::get_if<ast::StringLit>(&ri.content->node)) {
+    item.title = s->value;
+  } else if (const auto* c = std::get_if<ast::Call>(&ri.content->node)) {
+    item.content = c->callee.name;
+    for (const auto& a : c->args) {
+      const auto* n = std::get_if<ast::Name>(&a.node);
+      item.args.push_back(n ? n->name : expr_text(a));
+    }
+  } else {
+    item.content = expr_text(*ri.content);  // not a call: read_item's caller reports it
+  }
+  for (const auto& o : ri.options) {
+    if (o.key.name == "by") {
+      for (const auto& v : o.values)
+        for (auto& name : analyze::variables_of(v.value)) item.by.push_back(std::move(name));
+    } else if (o.key.name == "where" && !o.values.empty() && !item.where) {
+      item.where = &o.values.front().value;
+    } else if (o.key.name == "title" && !o.values.empty()) {
+      if (const auto* s = std::get_if<ast::StringLit>(&o.values.front().value.node)) item.title = s->value;
+    }
+  }
+  return item;
+}
+
+// A spec without a report block still gets one: every mean, contrast, analysis and flag.
+std::vector<Item> default_items(const Spec& spec) {
+  std::vector<Item> items;
+  items.push_back({"section", "", {}, {}, nullptr, "Mean scores"});
+  items.push_back({"table", "means", analyze::score_dimensions(spec), {"model", "arm"}, nullptr, ""});
+  if (!spec.contrasts.empty()) {
+    std::vector<std::string> names;
+    for (const auto& c : spec.contrasts) names.push_back(c.name.name);
+    items.push_back({"section", "", {}, {}, nullptr, "Contrasts"});
+    items.push_back({"table", "contrasts", names, {}, nullptr, ""});
+    items.push_back({"figure", "contrasts", names, {}, nullptr, ""});
+  }
+  if (!spec.analyses.empty()) {
+    std::vector<std::string> names;
+    for (const auto& a : spec.analyses) names.push_back(a.name.name);
+    items.push_back({"section", "", {}, {}, nullptr, "Analyses"});
+    items.push_back({"table", "analysis", names, {}, nullptr, ""});
+  }
+  if (!spec.flags.empty()) {
+    std::vector<std::string> names;
+    for (const auto& f : spec.flags) names.push_back(f.name.name);
+    items.push_back({"section", "", {}, {}, nullptr, "Flags"});
+    items.push_back({"table", "flags", names, {"model", "arm"}, nullptr, ""});
+  }
+  return items;
+}
+
+void render_item(const Context& ctx, const Item& item, std::vector<Block>& out) {
+  if (item.kind == "section") {
+    out.push_back(Heading{item.title, 2});
+  } else if (item.kind == "text") {
+    out.push_back(Paragraph{item.title});
+  } else if (item.kind != "table" && item.kind != "figure") {
+    out.push_back(Note{fmt::format("Report item '{}' is not one the report knows.", item.kind)});
+  } else if (item.content == "means" || item.content == "bars") {
+    means_item(ctx, item, out);
+  } else if (item.content == "contrasts") {
+    contrasts_item(ctx, item, out);
+  } else if (item.content == "analysis") {
+    analyses_item(ctx, item, out);
+  } else if (item.content == "flags") {
+    flags_item(ctx, item, out);
+  } else {
+    out.push_back(Note{fmt::format("{} '{}' is not one the report knows (means, bars, contrasts, analysis, flags).",
+                                   item.kind, item.content)});
+  }
+}
+
+Document build(const Spec& spec, const Json& results, const std::string& report_name, const std::vector<Item>& items) {
+  Document doc;
+  doc.title = spec.title.empty() ? spec.name : spec.title;
+  // Values print as code spans, so a backtick in one would end its span early.
+  auto code = [](std::string v) {
+    std::erase(v, '`');
+    return "`" + v + "`";
+  };
+  doc.provenance = "spec " + code(spec.name);
+  if (!report_name.empty()) doc.provenance += " · report " + code(report_name);
+  const Json* manifest = member(&results, "manifest");
+  const Json* scores = member(manifest, "scores");
+  if (manifest) doc.provenance += " · mirac " + code(text(member(manifest, "mirac_version")));
+  if (scores) {
+    doc.provenance += fmt::format(" · scores {} (sha256 {}) · {} score rows", code(text(member(scores, "path"))),
+                                  code(text(member(scores, "sha256"))), text(member(scores, "rows")));
+  } else {
+    doc.blocks.push_back(Note{"results.json has no manifest of its scores: the data behind this report is not identified."});
+  }
+  Context ctx{spec, results};
+  for (const auto& item : items) render_item(ctx, item, doc.blocks);
+  return doc;
+}
+
+std::string file_safe(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+    out += ok ? c : '_';
+  }
+  return out.empty() ? "figure" : out;
+}
+
+// Names each figure figures/STEM.svg (figures/REPORT-STEM.svg in a report other than the
+// first), adding -2, -3 ... when two figures would share a name.
+void name_figures(Document& doc, const std::string& prefix, std::set<std::string>& used, ReportFiles& files) {
+  for (auto& block : doc.blocks) {
+    auto* f = std::get_if<Figure>(&block);
+    if (!f) continue;
+    std::string base = "figures/" + prefix + file_safe(f->stem);
+    std::string name = base + ".svg";
+    for (int k = 2; used.count(name); ++k) name = fmt::format("{}-{}.svg", base, k);
+    used.insert(name);
+    f->file = name;
+    files[name] = f->svg;
+  }
+}
+
+}  // namespace
+
+ReportFiles render_reports(const Spec& spec, const nlohmann::ordered_json& results) {
+  ReportFiles files;
+  std::set<std::string> used;
+  auto emit = [&](const std::string& name, const std::vector<Item>& items, bool first) {
+    Document doc = build(spec, results, name, items);
+    const std::string stem = first ? "report" : "report-" + file_safe(name);
+    name_figures(doc, first ? "" : file_safe(name) + "-", used, files);
+    files[stem + ".md"] = to_markdown(doc);
+    files[stem + ".html"] = to_html(doc);
+  };
+  if (spec.reports.empty()) {
+    emit("", default_items(spec), true);
+    return files;
+  }
+  for (std::size_t r = 0; r < spec.reports.size(); ++r) {
+    std::vector<Item> items;
+    for (const auto& ri : spec.reports[r].items) items.push_back(read_item(ri));
+    emit(spec.reports[r].name.name, items, r == 0);
+  }
+  return files;
+}
+
+std::string write_reports(const ReportFiles& files, const std::filesystem::path& dir) {
+  for (const auto& [name, contents] : files) {
+    const std::filesystem::path path = dir / name;
+    std::error_code ec;
+    std::filesystem::create_directories(path.parent_path(), ec);
+    if (ec) return fmt::format("cannot create {}: {}", path.parent_path().string(), ec.message());
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!(out << contents) || !out.flush()) return fmt::format("cannot write {}", path.string());
+  }
+  return "";
+}
+
+}  // namespace mirac::report

@@ -1,0 +1,36 @@
+// selection.hpp: which of the plan's requests a command works on: `--only key=value,...`
+// over factors, model, arm and seed, and `--limit N`. Shared by run, status and rewrite.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/session.hpp"
+
+namespace mirac {
+
+/// `--only language=zh,model=gpt`: values per key; several values of one key are alternatives.
+struct OnlyFilter {
+  std::map<std::string, std::set<std::string>> values;
+  bool keeps(const std::string& key, const std::string& value) const;
+  bool empty() const { return values.empty(); }
+};
+
+/// Parses `text` for `spec`. Keys are the spec's factors, `seed`, and `model` and `arm` when
+/// `with_model_arm`; values must name a level, model or arm of the spec (seeds are not
+/// checked: a filter may name a seed that a later data file adds). False with a message.
+bool parse_only(const std::string& text, const Spec& spec, bool with_model_arm, OnlyFilter& filter,
+                std::string& error);
+
+/// The selected requests, in plan order.
+struct Selection {
+  std::vector<std::size_t> rows;  ///< indices into plan.requests
+};
+
+/// The requests `audit.options.only` keeps, at most `options.limit` of them (0: all). A
+/// filter naming no factor, model, arm or level of the spec is a usage error.
+Outcome select_requests(const Audit& audit, Selection& selection);
+
+}  // namespace mirac

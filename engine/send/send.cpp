@@ -1,0 +1,86 @@
+#include "engine/send/send.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "runtime/providers/environment.hpp"
+
+namespace mirac {
+
+SchedulerOptions scheduler_options(const Spec& spec, const AuditOptions& o) {
+  SchedulerOptions s;
+  for (const auto& [name, provider] : spec.providers) {
+    ProviderLimits limits = s.default_limits;
+    const auto& cfg = provider.settings;
+    if (cfg.contains("concurrency") && cfg["concurrency"].is_number()) limits.max_in_flight = cfg["concurrency"].get<int>();
+    if (cfg.contains("rpm") && cfg["rpm"].is_number()) limits.rpm = cfg["rpm"].get<double>();
+    if (cfg.contains("tpm") && cfg["tpm"].is_number()) limits.tpm = cfg["tpm"].get<double>();
+    if (o.concurrency > 0) limits.max_in_flight = o.concurrency;
+    s.provider_limits[name] = limits;
+  }
+  // Prices as check resolved them (a model's own `price`, else its provider's `prices`
+  // table), keyed by model string as the scheduler bills. Judges are paid calls too. One
+  // model string priced twice (check warns) keeps the higher of each part, so that a
+  // budget errs towards stopping early.
+  auto add_price = [&](const std::string& model, const std::optional<Price>& p) {
+    if (!p) return;
+    auto [it, fresh] = s.prices.try_emplace(model, ModelPrice{p->input, p->output});
+    if (fresh) return;
+    if (p->input > it->second.input_per_mtok) it->second.input_per_mtok = p->input;
+    if (p->output > it->second.output_per_mtok) it->second.output_per_mtok = p->output;
+  };
+  for (const auto& m : spec.models) add_price(m.model, m.price);
+  for (const auto& j : spec.judges) add_price(j.model, j.price);
+  // Rewriters (`mirac rewrite`) are priced from their provider's table.
+  for (const auto& v : spec.variants) {
+    if (!v.rewriter) continue;
+    auto provider = spec.providers.find(v.rewriter->preset.name);
+    if (provider == spec.providers.end()) continue;
+    auto price = provider->second.prices.find(v.rewriter->model.value);
+    if (price != provider->second.prices.end()) add_price(v.rewriter->model.value, price->second);
+  }
+  s.budget_usd = o.budget_usd;
+  return s;
+}
+
+Outcome check_judges_ready(const Audit& audit) {
+  const Spec& spec = audit.spec();
+  std::vector<ModelCall> probes;  // one call per judge, as far as keys and prices go
+  for (const auto& j : spec.judges) {
+    auto provider = spec.providers.find(j.provider);
+    ModelCall probe;
+    if (provider != spec.providers.end()) {
+      probe.provider = provider->second.name;
+      probe.key_env = provider->second.key_env;
+    }
+    probe.model = j.model;
+    probes.push_back(std::move(probe));
+  }
+  std::vector<ModelCall> keyed;
+  for (std::size_t j = 0; j < probes.size(); ++j)
+    if (spec.providers.count(spec.judges[j].provider)) keyed.push_back(probes[j]);
+  if (auto missing = missing_keys(keyed, ProcessEnvironment{}); !missing.empty()) {
+    std::string message = "mirac: judging needs API keys that are not set; nothing was sent:\n";
+    for (const auto& m : missing)
+      message += fmt::format("  {} (needed by the judge on {})\n", m.key_env, fmt::join(m.providers, ", "));
+    message += "set them, or collect the answers alone with --answers-only";
+    return Outcome::fail(kRunError, message);
+  }
+  if (!audit.options.budget_usd) return {};
+  const SchedulerOptions options = scheduler_options(spec, audit.options);
+  if (auto unpriced = unpriced_models(probes, options.prices); !unpriced.empty())
+    return Outcome::fail(kRunError, fmt::format("mirac: a budget needs a price for every judge too; no price for: {}. "
+                                                "Nothing was sent.",
+                                                fmt::join(unpriced, ", ")));
+  return {};
+}
+
+RunSummary send_answers(const Audit& audit, const Selection& selection, const std::atomic<bool>& cancel,
+                        const RunHooks& hooks) {
+  std::vector<ModelCall> calls;
+  calls.reserve(selection.rows.size());
+  for (std::size_t row : selection.rows) calls.push_back(audit.plan().requests[row].call);
+  return run_plan(calls, audit.run_dir, scheduler_options(audit.spec(), audit.options), cancel, hooks);
+}
+
+}  // namespace mirac

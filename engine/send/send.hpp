@@ -1,0 +1,26 @@
+// send.hpp: the answer phase: the selected requests through the scheduler into the run
+// store, with the limits, prices and budget the spec and the options set; and the checks
+// that must pass before anything is paid for.
+#pragma once
+
+#include <atomic>
+
+#include "engine/selection.hpp"
+#include "runtime/scheduler/run_plan.hpp"
+
+namespace mirac {
+
+/// Limits per provider (their settings, `concurrency`), prices by model string (models,
+/// judges and rewriters, as check resolved them) and the budget: how every command that
+/// sends (run, rewrite) drives the scheduler.
+SchedulerOptions scheduler_options(const Spec& spec, const AuditOptions& options);
+
+/// Before any answer is bought: every judge's API key is set, and under a budget every
+/// judge has a price. A run that could not judge what it bought would stop halfway.
+Outcome check_judges_ready(const Audit& audit);
+
+/// Sends the selected requests (those already answered in the store are skipped).
+RunSummary send_answers(const Audit& audit, const Selection& selection, const std::atomic<bool>& cancel,
+                        const RunHooks& hooks);
+
+}  // namespace mirac

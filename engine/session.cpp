@@ -1,0 +1,39 @@
+#include "engine/session.hpp"
+
+#include <cstdlib>
+
+namespace mirac {
+
+CheckOptions check_options(const AuditOptions& options) {
+  CheckOptions c;
+  if (!options.data.empty()) c.data_root = options.data;
+  if (const char* env = std::getenv("MIRAC_DATA"); env && *env) c.env_data_root = env;
+  c.offline = options.offline;
+  return c;
+}
+
+std::filesystem::path run_directory(const Spec& spec, const AuditOptions& options) {
+  if (!options.store.empty()) return options.store;
+  return std::filesystem::path("runs") / (options.offline ? spec.name + ".offline" : spec.name);
+}
+
+Audit adopt_compilation(const AuditOptions& options, std::unique_ptr<Compilation> compilation) {
+  Audit audit;
+  audit.options = options;
+  audit.compilation = std::move(compilation);
+  if (audit.ok()) audit.run_dir = run_directory(audit.spec(), options);
+  return audit;
+}
+
+Audit open_audit(const AuditOptions& options) {
+  return adopt_compilation(options, compile(options.spec, check_options(options)));
+}
+
+std::unique_ptr<Store> open_store(const Audit& audit, Outcome& outcome) {
+  std::string error;
+  auto store = Store::open(audit.run_dir, error);
+  if (!store) outcome = Outcome::fail(kRunError, "mirac: " + error);
+  return store;
+}
+
+}  // namespace mirac

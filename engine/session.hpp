@@ -1,0 +1,80 @@
+// session.hpp: what every step of an audit shares: the options (one struct for every
+// command), the compiled spec and its plan, and the run directory. A step returns an
+// Outcome: kOk, or the exit status and what to tell the user.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "interpreter/driver.hpp"
+#include "runtime/store/store.hpp"
+
+namespace mirac {
+
+/// Exit statuses of every command (docs/cli.md).
+inline constexpr int kOk = 0, kSpecError = 1, kUsageError = 2, kInternalError = 3, kRunError = 4;
+
+/// How a step ended: kOk, or an exit status and what to tell the user (whole lines without
+/// the last newline; empty when the diagnostics already said it).
+struct Outcome {
+  int code = kOk;
+  std::string message;
+  bool ok() const { return code == kOk; }
+  static Outcome fail(int code, std::string message = "") { return {code, std::move(message)}; }
+};
+
+struct AuditOptions {
+  // The spec, its data and its run store.
+  std::filesystem::path spec;
+  std::string data;       ///< data root (`--data`); else $MIRAC_DATA; else the spec's own
+  std::string store;      ///< run directory; default runs/<spec name> (runs/<spec name>.offline)
+  bool offline = false;   ///< the built-in offline provider answers and judges everything
+  // Which requests.
+  std::string only;       ///< key=value,... over factors, model, arm and seed
+  std::size_t limit = 0;  ///< at most this many requests (0: all)
+  // Sending and judging.
+  int concurrency = 0;    ///< requests in flight per provider; 0: the provider's setting
+  std::optional<double> budget_usd;  ///< spend cap for the whole run (answers and judging)
+  int repairs = 2;        ///< judge replies the rubric rejects are asked again this often
+  bool answers_only = false;
+  // Analysis and report.
+  std::string scores;     ///< analyze this scores CSV instead of the store's scores
+  std::string out_dir;    ///< default <run dir>/results (`results` with `scores`)
+  int resamples = 2000;   ///< bootstrap resamples per contrast interval
+  std::uint64_t seed = 20260101;  ///< bootstrap seed
+};
+
+/// A compiled spec and where its run lives.
+struct Audit {
+  AuditOptions options;
+  std::unique_ptr<Compilation> compilation;
+  std::filesystem::path run_dir;
+
+  bool ok() const { return compilation && compilation->ok(); }
+  const Spec& spec() const { return compilation->spec; }
+  const Plan& plan() const { return compilation->plan; }
+  const SourceManager& sources() const { return compilation->sources; }
+  const Diagnostics& diagnostics() const { return compilation->diags; }
+  /// Whether the run directory holds a store yet.
+  bool has_store() const { return std::filesystem::exists(run_dir / "store.sqlite"); }
+};
+
+/// The check options `options` imply: `data`, then $MIRAC_DATA, then the spec's own.
+CheckOptions check_options(const AuditOptions& options);
+/// The run directory: `options.store`, else runs/<spec name> (runs/<spec name>.offline with
+/// `offline`, so simulated answers never mix with real ones).
+std::filesystem::path run_directory(const Spec& spec, const AuditOptions& options);
+
+/// Compile and plan: parse, check and plan the spec; the run directory. The diagnostics are
+/// in the compilation whether or not it succeeded.
+Audit open_audit(const AuditOptions& options);
+/// Adopts a compilation made otherwise (`mirac rewrite` compiles without requiring locks).
+Audit adopt_compilation(const AuditOptions& options, std::unique_ptr<Compilation> compilation);
+
+/// The run store (created when absent). Null with a failure in `outcome`.
+std::unique_ptr<Store> open_store(const Audit& audit, Outcome& outcome);
+
+}  // namespace mirac

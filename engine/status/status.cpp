@@ -1,0 +1,186 @@
+#include "engine/status/status.hpp"
+
+#include <map>
+#include <unordered_map>
+
+#include "engine/judge/judge_phase.hpp"
+
+namespace mirac {
+
+void Tally::add(const std::string& hash, const HashState* s) {
+  if (!seen.insert(hash).second) return;
+  if (!s) ++report.pending;
+  else if (s->done) ++report.done;
+  else ++report.failed[s->cause];
+}
+
+namespace {
+
+using States = std::unordered_map<std::string, HashState>;
+
+// Every selected hash's state, read with as few queries as the store allows: the done set
+// at once, then one query per remaining hash only when some of them failed.
+States read_states(Store& store, const Plan& plan, const std::vector<std::size_t>& rows) {
+  States states;
+  std::unordered_set<std::string> done = store.done_hashes();
+  std::vector<std::string> rest;
+  std::unordered_set<std::string> listed;
+  for (std::size_t row : rows) {
+    const std::string& hash = plan.requests[row].call.hash;
+    if (done.count(hash)) states[hash].done = true;
+    else if (listed.insert(hash).second) rest.push_back(hash);
+  }
+  if (store.status(rest).failed_total() == 0) return states;
+  for (const auto& h : rest) {
+    StatusReport one = store.status({h});
+    if (!one.failed.empty()) states[h].cause = one.failed.begin()->first;
+  }
+  return states;
+}
+
+void tally(const Spec& spec, const Plan& plan, const std::vector<std::size_t>& rows, const States& states,
+           RunStatus& g) {
+  std::map<std::pair<int, int>, Tally> by_pair;
+  g.levels.resize(spec.factors.size());
+  g.level_requests.resize(spec.factors.size());
+  for (std::size_t f = 0; f < spec.factors.size(); ++f) {
+    g.levels[f].resize(spec.factors[f].levels.size());
+    g.level_requests[f].resize(spec.factors[f].levels.size());
+  }
+  for (std::size_t row : rows) {
+    const RequestRow& r = plan.requests[row];
+    auto it = states.find(r.call.hash);
+    const HashState* s = it == states.end() ? nullptr : &it->second;
+    g.all.add(r.call.hash, s);
+    by_pair[{r.model, r.arm}].add(r.call.hash, s);
+    const PromptRow& p = plan.prompts[r.prompt];
+    for (std::size_t f = 0; f < spec.factors.size(); ++f) {
+      auto l = static_cast<std::size_t>(p.levels[f]);
+      g.levels[f][l].add(r.call.hash, s);
+      ++g.level_requests[f][l];
+    }
+  }
+  for (auto& [key, t] : by_pair)
+    g.model_arm.emplace_back(spec.models[static_cast<std::size_t>(key.first)].name + "/" +
+                                 spec.arms[static_cast<std::size_t>(key.second)].name,
+                             std::move(t));
+}
+
+// Every judge's counts over the selected requests that have a done answer, each distinct
+// request once (as the counts above: identical requests share one answer, and so one judge
+// request). Only done answers are resolved, since nothing else can be judged; the judge
+// replies are read from the store as `mirac run` and `mirac analyze` read them.
+std::vector<JudgingCounts> count_judging(const Audit& audit, Store* store, const std::vector<std::size_t>& rows,
+                                         const States& states) {
+  const Spec& spec = audit.spec();
+  std::vector<std::size_t> done;
+  std::unordered_set<std::string> seen;
+  for (std::size_t row : rows) {
+    const std::string& hash = audit.plan().requests[row].call.hash;
+    auto it = states.find(hash);
+    if (it == states.end() || !it->second.done || !seen.insert(hash).second) continue;
+    done.push_back(row);
+  }
+  std::vector<JudgingCounts> out;
+  for (std::size_t j = 0; j < spec.judges.size(); ++j) {
+    JudgingCounts counts;
+    counts.judge = spec.judges[j].name;
+    counts.model = spec.judges[j].model;
+    if (store && !done.empty()) {
+      JudgeBuilder judge(spec, audit.sources(), static_cast<int>(j));
+      for (const JudgeState& s : resolve_judging(spec, audit.plan(), judge, *store, done, audit.options.repairs)) {
+        switch (s.kind) {
+          case JudgeState::Kind::no_answer: continue;  // the answer went away since it was listed
+          case JudgeState::Kind::scored: ++counts.scored; break;
+          case JudgeState::Kind::invalid: ++counts.invalid; break;
+          case JudgeState::Kind::failed: ++counts.failed; break;
+          case JudgeState::Kind::pending: ++counts.pending; break;
+        }
+        ++counts.answers;
+      }
+    }
+    out.push_back(std::move(counts));
+  }
+  return out;
+}
+
+nlohmann::ordered_json counts_json(const StatusReport& r) {
+  nlohmann::ordered_json j;
+  j["done"] = r.done;
+  j["failed"] = r.failed_total();
+  j["failed_by_cause"] = nlohmann::ordered_json::object();
+  for (const auto& [cause, n] : r.failed) j["failed_by_cause"][cause] = n;
+  j["pending"] = r.pending;
+  return j;
+}
+
+}  // namespace
+
+Outcome audit_status(const Audit& audit, RunStatus& status) {
+  Selection selection;
+  if (Outcome selected = select_requests(audit, selection); !selected.ok()) return selected;
+  status.plan_requests = audit.plan().requests.size();
+  status.requests = selection.rows.size();
+  status.store_exists = audit.has_store();
+  States states;
+  std::unique_ptr<Store> store;
+  if (status.store_exists) {
+    Outcome opened;
+    store = open_store(audit, opened);
+    if (!store) return opened;
+    states = read_states(*store, audit.plan(), selection.rows);
+    status.spend_usd = store->total_spend();
+  }
+  status.judging = count_judging(audit, store.get(), selection.rows, states);
+  tally(audit.spec(), audit.plan(), selection.rows, states, status);
+  return {};
+}
+
+nlohmann::ordered_json status_json(const Audit& audit, const RunStatus& g) {
+  const Spec& spec = audit.spec();
+  nlohmann::ordered_json j;
+  j["spec"] = spec.name;
+  j["store"] = audit.run_dir.string();
+  j["store_exists"] = g.store_exists;
+  const std::string& only = audit.options.only;
+  j["only"] = only.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(only);
+  j["plan_requests"] = g.plan_requests;
+  j["requests"] = g.requests;
+  j["all"] = counts_json(g.all.report);
+  j["by_model_arm"] = nlohmann::ordered_json::array();
+  for (const auto& [name, t] : g.model_arm) {
+    nlohmann::ordered_json row;
+    auto slash = name.find('/');
+    row["model"] = name.substr(0, slash);
+    row["arm"] = name.substr(slash + 1);
+    row.update(counts_json(t.report));
+    j["by_model_arm"].push_back(row);
+  }
+  j["by_factor"] = nlohmann::ordered_json::array();
+  for (std::size_t f = 0; f < spec.factors.size(); ++f) {
+    nlohmann::ordered_json levels = nlohmann::ordered_json::array();
+    for (std::size_t l = 0; l < spec.factors[f].levels.size(); ++l) {
+      if (g.level_requests[f][l] == 0) continue;
+      nlohmann::ordered_json row;
+      row["level"] = spec.factors[f].levels[l].name.name;
+      row.update(counts_json(g.levels[f][l].report));
+      levels.push_back(row);
+    }
+    j["by_factor"].push_back({{"factor", spec.factors[f].name}, {"levels", levels}});
+  }
+  j["repairs"] = audit.options.repairs;
+  nlohmann::ordered_json judging = nlohmann::ordered_json::array();
+  for (const auto& c : g.judging)
+    judging.push_back({{"judge", c.judge},
+                       {"model", c.model},
+                       {"answers", c.answers},
+                       {"scored", c.scored},
+                       {"invalid", c.invalid},
+                       {"failed", c.failed},
+                       {"pending", c.pending}});
+  j["judging"] = judging;
+  j["spend_usd"] = g.spend_usd;
+  return j;
+}
+
+}  // namespace mirac

@@ -1,0 +1,56 @@
+// status.hpp: how much of a spec's plan is done, failed and pending in the run store: in
+// all, per model and arm, per level of every factor; and where the stored answers stand
+// with each judge. `mirac status` prints it; a viewer or an embedding program reads it.
+#pragma once
+
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/selection.hpp"
+
+namespace mirac {
+
+/// Where one request hash stands in the store.
+struct HashState {
+  bool done = false;
+  std::string cause;  ///< non-empty: failed, for this cause
+};
+
+/// Counts over one group of requests. A hash counts once per group, as in Store::status:
+/// identical requests (two arms sending the same thing) share one answer.
+struct Tally {
+  StatusReport report;
+  std::unordered_set<std::string> seen;
+  void add(const std::string& hash, const HashState* state);  ///< null: pending
+};
+
+/// Where the selected answers stand with one judge.
+struct JudgingCounts {
+  std::string judge, model;
+  std::size_t answers = 0, scored = 0, invalid = 0, failed = 0, pending = 0;
+};
+
+struct RunStatus {
+  std::size_t plan_requests = 0;  ///< in the whole plan
+  std::size_t requests = 0;       ///< selected
+  bool store_exists = false;      ///< without a store every request is pending
+  Tally all;
+  std::vector<std::pair<std::string, Tally>> model_arm;  ///< "model/arm", in spec order
+  std::vector<std::vector<Tally>> levels;                ///< [factor][level]
+  std::vector<std::vector<std::size_t>> level_requests;  ///< selected requests per level
+  std::vector<JudgingCounts> judging;                    ///< one per judge
+  double spend_usd = 0;                                  ///< everything the store has paid
+};
+
+/// The status of the requests `audit.options.only` selects. Reads the store without
+/// creating one. Judge replies still unusable after `options.repairs` repairs are unusable.
+Outcome audit_status(const Audit& audit, RunStatus& status);
+
+/// `mirac status --json` (docs/cli.md).
+nlohmann::ordered_json status_json(const Audit& audit, const RunStatus& status);
+
+}  // namespace mirac

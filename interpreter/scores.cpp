@@ -1,0 +1,167 @@
+#include "interpreter/scores.hpp"
+
+#include <charconv>
+#include <fstream>
+#include <limits>
+
+#include <fmt/format.h>
+
+namespace mirac::analyze {
+
+int ScoreTable::dim_index(const std::string& name) const {
+  for (std::size_t i = 0; i < dims.size(); ++i)
+    if (dims[i] == name) return static_cast<int>(i);
+  return -1;
+}
+
+namespace {
+
+const ast::RubricDecl* scored_rubric(const Spec& spec) {
+  if (!spec.judges.empty())
+    if (const ast::RubricDecl* r = spec.find_rubric(spec.judges.front().rubric)) return r;
+  return spec.rubrics.empty() ? nullptr : &spec.rubrics.front();
+}
+
+// The byte range of field `index` of a CSV record, so a message points at the cell itself
+// (field_range() searches for the text, which finds the wrong cell when values repeat).
+std::pair<std::size_t, std::size_t> csv_field_span(std::string_view record, std::size_t index) {
+  std::size_t field = 0, begin = 0;
+  bool quoted = false;
+  for (std::size_t i = 0; i < record.size(); ++i) {
+    char c = record[i];
+    if (c == '"') quoted = !quoted;
+    if (c == ',' && !quoted) {
+      if (field == index) return {begin, i};
+      ++field;
+      begin = i + 1;
+    }
+  }
+  if (field == index) return {begin, record.size()};
+  return {0, 0};
+}
+
+struct Loader {
+  const Spec& spec;
+  SourceManager& sources;
+  Diagnostics& diags;
+  const DataTable& table;
+
+  SourceRange cell(const DataRow& row, const std::string& column) const {
+    std::size_t index = 0;
+    while (index < table.columns.size() && table.columns[index] != column) ++index;
+    std::string_view record(sources.text(row.file).data() + row.line_begin, row.line_end - row.line_begin);
+    auto [b, e] = csv_field_span(record, index);
+    return sources.range(row.file, row.line_begin + b, row.line_begin + e);
+  }
+  std::string text(const DataRow& row, const std::string& column) const {
+    return json_text(row.fields.at(column));
+  }
+};
+
+}  // namespace
+
+std::vector<std::string> score_dimensions(const Spec& spec) {
+  std::vector<std::string> out;
+  if (const ast::RubricDecl* r = scored_rubric(spec))
+    for (const auto& d : r->dims) out.push_back(d.name.name);
+  return out;
+}
+
+std::optional<ScoreTable> load_scores(const Spec& spec, const std::filesystem::path& path, SourceManager& sources,
+                                      Diagnostics& diags) {
+  const std::size_t errors_before = diags.error_count();
+  if (!std::ifstream(path, std::ios::binary)) {
+    diags.error_at(path.string(), "cannot read scores file");
+    return std::nullopt;
+  }
+  std::optional<DataTable> read = read_table(path, path.string(), "csv", SourceRange{}, sources, diags);
+  if (!read) return std::nullopt;
+  const DataTable& table = *read;
+  ScoreTable out;
+  out.path = path.string();
+  out.dims = score_dimensions(spec);
+  double lo = 1, hi = 5;
+  if (const ast::RubricDecl* r = scored_rubric(spec); r && r->scale) {
+    const auto& range = std::get<ast::RangeLit>(r->scale->node);
+    lo = std::get<ast::NumberLit>(range.lo->node).value;
+    hi = std::get<ast::NumberLit>(range.hi->node).value;
+  }
+
+  // Required columns, reported at the header.
+  std::vector<std::string> required = {"seed", "model"};
+  if (spec.arms.size() > 1) required.push_back("arm");
+  for (const auto& f : spec.factors) required.push_back(f.name);
+  for (const auto& d : out.dims) required.push_back(d);
+  SourceRange header = sources.range(table.file, 0, sources.text(table.file).find_first_of("\r\n"));
+  bool columns_ok = true;
+  for (const auto& c : required) {
+    if (table.has_column(c)) continue;
+    diags.error(header, fmt::format("scores file has no column '{}'", c));
+    columns_ok = false;
+  }
+  if (!columns_ok) return std::nullopt;
+
+  Loader L{spec, sources, diags, table};
+  std::map<std::string, int> seed_index, model_index, arm_index;
+  for (std::size_t i = 0; i < spec.seeds.size(); ++i) seed_index[spec.seeds[i].id] = static_cast<int>(i);
+  // A model is named as in the spec, or by the model string it declares (gpt-5.4).
+  for (std::size_t i = 0; i < spec.models.size(); ++i) model_index.emplace(spec.models[i].model, static_cast<int>(i));
+  for (std::size_t i = 0; i < spec.models.size(); ++i) model_index[spec.models[i].name] = static_cast<int>(i);
+  for (std::size_t i = 0; i < spec.arms.size(); ++i) arm_index[spec.arms[i].name] = static_cast<int>(i);
+  auto names_of = [](const std::map<std::string, int>& m) {
+    std::vector<std::string> v;
+    for (const auto& [k, i] : m) v.push_back(k);
+    return v;
+  };
+
+  out.rows.reserve(table.rows.size());
+  for (const DataRow& row : table.rows) {
+    ScoreRow r;
+    r.line = row.line;
+    bool ok = true;
+    auto lookup = [&](const std::string& column, const std::map<std::string, int>& index, const char* what) {
+      std::string value = L.text(row, column);
+      auto it = index.find(value);
+      if (it != index.end()) return it->second;
+      diags.error(L.cell(row, column), with_suggestion(fmt::format("unknown {} '{}'", what, value), value, names_of(index)));
+      ok = false;
+      return -1;
+    };
+    r.seed = lookup("seed", seed_index, "seed");
+    r.model = lookup("model", model_index, "model");
+    r.arm = spec.arms.size() > 1 || table.has_column("arm") ? lookup("arm", arm_index, "arm") : 0;
+    for (const auto& f : spec.factors) {
+      std::string value = L.text(row, f.name);
+      int level = f.level_index(value);
+      if (level < 0) {
+        diags.error(L.cell(row, f.name), with_suggestion(fmt::format("'{}' is not a level of factor '{}'", value, f.name),
+                                                         value, f.level_names()));
+        ok = false;
+      }
+      r.levels.push_back(level);
+    }
+    for (const auto& d : out.dims) {
+      std::string value = L.text(row, d);
+      if (value.empty() || value == "N/A") {
+        r.scores.push_back(std::numeric_limits<double>::quiet_NaN());
+        continue;
+      }
+      long long score = 0;
+      auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), score);
+      if (ec != std::errc() || end != value.data() + value.size()) {
+        diags.error(L.cell(row, d), fmt::format("score '{}' for {} is not an integer (write an empty cell or N/A for "
+                                                "N/A)", value, d));
+        ok = false;
+      } else if (score < lo || score > hi) {
+        diags.error(L.cell(row, d), fmt::format("score {} for {} is outside the scale {}..{}", score, d, lo, hi));
+        ok = false;
+      }
+      r.scores.push_back(static_cast<double>(score));
+    }
+    if (ok) out.rows.push_back(std::move(r));
+  }
+  if (diags.error_count() != errors_before) return std::nullopt;
+  return out;
+}
+
+}  // namespace mirac::analyze
