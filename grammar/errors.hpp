@@ -82,6 +82,8 @@ MIRAC_ERROR(pairing, "expected 'pair(factor: a vs b)'");
 MIRAC_ERROR(flag_when, "expected the flag's condition");
 MIRAC_ERROR(flag_body, "expected 'pair(factor: a vs b) when ...' or a condition");
 MIRAC_ERROR(ident_list, "expected a name");
+MIRAC_ERROR(panel_aggregate, "expected how the panel combines its judges: mean(...) or median(...)");
+MIRAC_ERROR(panel_members, "expected the names of the panel's judges");
 MIRAC_ERROR(formula_term, "expected a term: a name, a:b, a*b or (1 | group)");
 MIRAC_ERROR(analysis_args, "expected a formula or arguments");
 MIRAC_ERROR(option_versus, "expected a level after 'vs'");
@@ -89,7 +91,7 @@ MIRAC_ERROR(option_value, "expected a value");
 MIRAC_ERROR(derived_where, "expected a row condition after 'where'");
 MIRAC_ERROR(derived_select, "expected a text expression after 'select'");
 MIRAC_ERROR(price_key_not_string, "expected a model string in quotes, e.g. \"gpt-5.4\" { input 2.5 output 15 }");
-MIRAC_ERROR(declaration, "expected a declaration: audit, use, factor, design, seeds, checklists, variant, text, prompt, provider, prices, model, defaults, arm, judge, rubric, flag, contrast, analysis or report");
+MIRAC_ERROR(declaration, "expected a declaration: audit, use, factor, design, seeds, checklists, variant, text, prompt, provider, prices, model, defaults, arm, judge, panel, rubric, flag, contrast, analysis or report");
 // clang-format on
 
 #undef MIRAC_ERROR

@@ -42,7 +42,8 @@ struct declaration_keyword : sor<TAO_PEGTL_KEYWORD("audit"), TAO_PEGTL_KEYWORD("
                                  TAO_PEGTL_KEYWORD("variant"), TAO_PEGTL_KEYWORD("text"), TAO_PEGTL_KEYWORD("prompt"),
                                  TAO_PEGTL_KEYWORD("provider"), TAO_PEGTL_KEYWORD("prices"), TAO_PEGTL_KEYWORD("model"),
                                  TAO_PEGTL_KEYWORD("defaults"),
-                                 TAO_PEGTL_KEYWORD("arm"), TAO_PEGTL_KEYWORD("judge"), TAO_PEGTL_KEYWORD("rubric"),
+                                 TAO_PEGTL_KEYWORD("arm"), TAO_PEGTL_KEYWORD("judge"), TAO_PEGTL_KEYWORD("panel"),
+                                 TAO_PEGTL_KEYWORD("rubric"),
                                  TAO_PEGTL_KEYWORD("flag"), TAO_PEGTL_KEYWORD("contrast"), TAO_PEGTL_KEYWORD("analysis"),
                                  TAO_PEGTL_KEYWORD("report")> {};
 
@@ -214,6 +215,11 @@ struct defaults_decl : seq<TAO_PEGTL_KEYWORD("defaults"), ws, must<block>> {};
 struct arm_decl : seq<TAO_PEGTL_KEYWORD("arm"), ws, must<ident>, ws, must<block>> {};
 struct judge_decl : seq<TAO_PEGTL_KEYWORD("judge"), ws, must<ident>, ws, must<one<'='>>, ws, must<model_ref>, opt<ws, block>> {};
 
+// panel NAME = median(judge, judge, ...): several judges' scores as one rater
+struct panel_aggregate : ident {};
+struct panel_members : ident_list {};
+struct panel_decl : seq<TAO_PEGTL_KEYWORD("panel"), ws, must<ident>, ws, must<one<'='>>, ws, must<panel_aggregate>, ws, must<lparen>, ws, must<panel_members>, ws, must<rparen>> {};
+
 // rubric NAME { scale 1..5 worst high instructions "..." dim ... order D1 then D2, D3 }
 struct scale_item : seq<TAO_PEGTL_KEYWORD("scale"), ws, must<expr>> {};
 struct worst_item : seq<TAO_PEGTL_KEYWORD("worst"), ws, must<ident>> {};
@@ -266,7 +272,7 @@ struct report_decl : seq<TAO_PEGTL_KEYWORD("report"), ws, must<ident>, ws, must<
 
 struct declaration : sor<audit_decl, use_decl, factor_decl, design_decl, seeds_decl, checklists_decl,
                          variant_decl, text_decl, prompt_decl, provider_decl, prices_decl, model_decl, defaults_decl,
-                         arm_decl, judge_decl, rubric_decl, flag_decl, contrast_decl, analysis_decl,
+                         arm_decl, judge_decl, panel_decl, rubric_decl, flag_decl, contrast_decl, analysis_decl,
                          report_decl> {};
 
 /// One top-level declaration; the parser calls this once per declaration so that it can

@@ -331,6 +331,13 @@ struct JudgeDecl {
   std::optional<Block> settings;
 };
 
+/// `panel NAME = median(j1, j2, ...)`: the judges' scores combined into one rater.
+struct PanelDecl {
+  Ident name;
+  Ident aggregate;  ///< mean or median
+  std::vector<Ident> judges;
+};
+
 struct Anchor {
   Expr score;
   StringLit label;
@@ -420,7 +427,8 @@ struct ReportDecl {
 struct Decl {
   std::variant<AuditDecl, UseDecl, FactorDecl, DesignDecl, SeedsDecl, ChecklistsDecl,
                VariantDecl, TextDecl, PromptDecl, ProviderDecl, ModelDecl, DefaultsDecl,
-               ArmDecl, JudgeDecl, RubricDecl, FlagDecl, ContrastDecl, AnalysisDecl, ReportDecl, PricesDecl>
+               ArmDecl, JudgeDecl, RubricDecl, FlagDecl, ContrastDecl, AnalysisDecl, ReportDecl, PricesDecl,
+               PanelDecl>
       node;
   SourceRange range;
   FileId file = 0;

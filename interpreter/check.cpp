@@ -254,6 +254,7 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
 
   // --- header and data root ---
   std::optional<std::string> data_setting;
+  const ast::Property* scores_setting = nullptr;
   for (auto [d, a] : all_of<ast::AuditDecl>(decls)) {
     if (d->file != main_file) {
       diags.error(a->name.range, "an 'audit' header belongs in the main spec, not in a used module");
@@ -273,9 +274,11 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
         }
         if (p.key.name == "title") spec.title = s->value;
         if (p.key.name == "data") data_setting = s->value;
+      } else if (p.key.name == "scores") {
+        scores_setting = &p;  // checked with the judges and panels
       } else {
         diags.error(p.key.range, with_suggestion(fmt::format("unknown audit setting '{}'", p.key.name), p.key.name,
-                                                 {"title", "data", "description", "version"}));
+                                                 {"title", "data", "description", "version", "scores"}));
       }
     }
   }
@@ -436,6 +439,7 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
     }
     spec.judges.push_back(std::move(judge));
   }
+  check_raters(spec, decls, scores_setting, diags);
   // The run prices calls by model string, as the providers bill them; one model string
   // priced twice over (two providers, or an override next to a list price) cannot be
   // honoured exactly, so the run uses the higher price and says so here.

@@ -547,6 +547,10 @@ class Printer {
               d.when);
   }
 
+  void decl(const ast::PanelDecl& d, const SourceRange&) {
+    line("panel " + d.name.name + " = " + d.aggregate.name + "(" + join(d.judges, ", ", name_of) + ")");
+  }
+
   void decl(const ast::ContrastDecl& d, const SourceRange&) {
     line("contrast " + d.name.name + " = " + ex(d.value) + (d.by.empty() ? "" : " by " + join(d.by, ", ", name_of)));
   }
@@ -748,6 +752,9 @@ std::string d(const ast::FlagDecl& f) {
     return sx("pair " + p.factor.name, {p.a.name, p.b.name});
   });
   return sx("flag " + f.name.name, {pairs, dx(f.when)});
+}
+std::string d(const ast::PanelDecl& p) {
+  return sx("panel " + p.name.name, {p.aggregate.name, d_idents("of", p.judges)});
 }
 std::string d(const ast::ContrastDecl& c) {
   return sx("contrast " + c.name.name, {dx(c.value), c.by.empty() ? "" : d_idents("by", c.by)});

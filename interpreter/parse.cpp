@@ -299,6 +299,8 @@ class Builder {
         d.node = ast::ModelDecl{ident(*c[0]), ident(*ref.children.at(0)), string(*ref.children.at(1)), settings};
       else
         d.node = ast::JudgeDecl{ident(*c[0]), ident(*ref.children.at(0)), string(*ref.children.at(1)), settings};
+    } else if (n.is_type<g::panel_decl>()) {
+      d.node = ast::PanelDecl{ident(*c.at(0)), ident(*c.at(1)), idents(*c.at(2))};
     } else if (n.is_type<g::defaults_decl>()) {
       d.node = ast::DefaultsDecl{block(*c.at(0))};
     } else if (n.is_type<g::arm_decl>()) {
@@ -547,9 +549,9 @@ std::optional<std::size_t> unclosed_brace(std::string_view text, std::size_t fro
   return open.back();
 }
 
-constexpr std::array<std::string_view, 20> kDeclarationKeywords = {
+constexpr std::array<std::string_view, 21> kDeclarationKeywords = {
     "audit", "use", "factor", "design", "seeds", "checklists", "variant", "text", "prompt", "provider",
-    "prices", "model", "defaults", "arm", "judge", "rubric", "flag", "contrast", "analysis", "report"};
+    "prices", "model", "defaults", "arm", "judge", "panel", "rubric", "flag", "contrast", "analysis", "report"};
 
 // The byte offset of the next line whose first word is a declaration keyword: the line of
 // `from` itself when only blanks precede `from` on it, else a later one.

@@ -173,6 +173,14 @@ nlohmann::ordered_json plan_summary(const Spec& spec, const Plan& plan) {
     judges.push_back(std::move(row));
   }
   j["judges"] = judges;
+  nlohmann::ordered_json panels = nlohmann::ordered_json::array();
+  for (const auto& p : spec.panels) {
+    nlohmann::ordered_json members = nlohmann::ordered_json::array();
+    for (int m : p.judges) members.push_back(spec.judges[static_cast<std::size_t>(m)].name);
+    panels.push_back({{"name", p.name}, {"aggregate", p.aggregate}, {"judges", members}, {"rubric", p.rubric}});
+  }
+  j["panels"] = panels;
+  j["scores"] = spec.scores_rater.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(spec.scores_rater);
 
   nlohmann::ordered_json by_model = nlohmann::ordered_json::object(), by_arm = nlohmann::ordered_json::object();
   for (const auto& m : spec.models) by_model[m.name] = 0;
@@ -278,6 +286,15 @@ std::string plan_summary_text(const Spec& spec, const Plan& plan) {
     out += "judges\n";
     for (const auto& j : spec.judges) out += fmt::format("  {:<12} {}(\"{}\") rubric {}\n", j.name, j.provider, j.model, j.rubric);
   }
+  if (!spec.panels.empty()) {
+    out += "panels\n";
+    for (const auto& p : spec.panels) {
+      std::string members;
+      for (int m : p.judges) members += (members.empty() ? "" : ", ") + spec.judges[static_cast<std::size_t>(m)].name;
+      out += fmt::format("  {:<12} {}({}) rubric {}\n", p.name, p.aggregate, members, p.rubric);
+    }
+  }
+  if (spec.judges.size() > 1 || !spec.panels.empty()) out += fmt::format("analyses use the scores of {}\n", spec.scores_rater);
   if (!spec.analyses.empty()) {
     out += "analyses\n";
     for (const auto& a : spec.analyses) out += fmt::format("  {:<12} {}\n", a.name.name, a.kind.name);

@@ -16,12 +16,6 @@ int ScoreTable::dim_index(const std::string& name) const {
 
 namespace {
 
-const ast::RubricDecl* scored_rubric(const Spec& spec) {
-  if (!spec.judges.empty())
-    if (const ast::RubricDecl* r = spec.find_rubric(spec.judges.front().rubric)) return r;
-  return spec.rubrics.empty() ? nullptr : &spec.rubrics.front();
-}
-
 // The byte range of field `index` of a CSV record, so a message points at the cell itself
 // (field_range() searches for the text, which finds the wrong cell when values repeat).
 std::pair<std::size_t, std::size_t> csv_field_span(std::string_view record, std::size_t index) {
@@ -62,7 +56,7 @@ struct Loader {
 
 std::vector<std::string> score_dimensions(const Spec& spec) {
   std::vector<std::string> out;
-  if (const ast::RubricDecl* r = scored_rubric(spec))
+  if (const ast::RubricDecl* r = spec.scored_rubric())
     for (const auto& d : r->dims) out.push_back(d.name.name);
   return out;
 }
@@ -80,8 +74,9 @@ std::optional<ScoreTable> load_scores(const Spec& spec, const std::filesystem::p
   ScoreTable out;
   out.path = path.string();
   out.dims = score_dimensions(spec);
+  const bool fractional = spec.find_panel(spec.scores_rater) != nullptr;
   double lo = 1, hi = 5;
-  if (const ast::RubricDecl* r = scored_rubric(spec); r && r->scale) {
+  if (const ast::RubricDecl* r = spec.scored_rubric(); r && r->scale) {
     const auto& range = std::get<ast::RangeLit>(r->scale->node);
     lo = std::get<ast::NumberLit>(range.lo->node).value;
     hi = std::get<ast::NumberLit>(range.hi->node).value;
@@ -146,17 +141,28 @@ std::optional<ScoreTable> load_scores(const Spec& spec, const std::filesystem::p
         r.scores.push_back(std::numeric_limits<double>::quiet_NaN());
         continue;
       }
-      long long score = 0;
-      auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), score);
-      if (ec != std::errc() || end != value.data() + value.size()) {
-        diags.error(L.cell(row, d), fmt::format("score '{}' for {} is not an integer (write an empty cell or N/A for "
-                                                "N/A)", value, d));
+      // A judge's scores are whole numbers; a panel's mean or median may fall between two.
+      double score = 0;
+      const char* end = value.data() + value.size();
+      bool parsed = false;
+      if (fractional) {
+        auto [stop, ec] = std::from_chars(value.data(), end, score);
+        parsed = ec == std::errc() && stop == end && std::isfinite(score);
+      } else {
+        long long whole = 0;
+        auto [stop, ec] = std::from_chars(value.data(), end, whole);
+        parsed = ec == std::errc() && stop == end;
+        score = static_cast<double>(whole);
+      }
+      if (!parsed) {
+        diags.error(L.cell(row, d), fmt::format("score '{}' for {} is not {} (write an empty cell or N/A for N/A)",
+                                                value, d, fractional ? "a number" : "an integer"));
         ok = false;
       } else if (score < lo || score > hi) {
         diags.error(L.cell(row, d), fmt::format("score {} for {} is outside the scale {}..{}", score, d, lo, hi));
         ok = false;
       }
-      r.scores.push_back(static_cast<double>(score));
+      r.scores.push_back(score);
     }
     if (ok) out.rows.push_back(std::move(r));
   }

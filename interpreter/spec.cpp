@@ -32,6 +32,26 @@ const ast::RubricDecl* Spec::find_rubric(const std::string& name) const {
   return nullptr;
 }
 
+int Spec::judge_index(const std::string& name) const {
+  for (std::size_t j = 0; j < judges.size(); ++j)
+    if (judges[j].name == name) return static_cast<int>(j);
+  return -1;
+}
+
+const Panel* Spec::find_panel(const std::string& name) const {
+  for (const auto& p : panels)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+const ast::RubricDecl* Spec::scored_rubric() const {
+  const ast::RubricDecl* r = nullptr;
+  if (int j = judge_index(scores_rater); j >= 0) r = find_rubric(judges[static_cast<std::size_t>(j)].rubric);
+  else if (const Panel* p = find_panel(scores_rater)) r = find_rubric(p->rubric);
+  if (r) return r;
+  return rubrics.empty() ? nullptr : &rubrics.front();
+}
+
 const TextTable* Spec::text_for(int factor) const {
   for (const auto& t : texts)
     if (t.factor == factor) return &t;

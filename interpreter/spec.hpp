@@ -107,6 +107,15 @@ struct Judge {
   SourceRange range;
 };
 
+/// Several judges' scores as one rater: `panel NAME = median(j1, j2, ...)`.
+struct Panel {
+  std::string name;
+  std::string aggregate;    ///< mean or median
+  std::vector<int> judges;  ///< indices into Spec::judges
+  std::string rubric;       ///< the rubric every member applies
+  SourceRange range;
+};
+
 struct Spec {
   std::string name;
   std::string title;
@@ -125,6 +134,10 @@ struct Spec {
   std::vector<Model> models;
   std::vector<Arm> arms;
   std::vector<Judge> judges;
+  std::vector<Panel> panels;
+  /// The rater whose scores the analyses use (the header's `scores`, else the first
+  /// judge): a judge's or a panel's name; empty without judges.
+  std::string scores_rater;
   std::vector<ast::RubricDecl> rubrics;
   std::vector<ast::FlagDecl> flags;
   std::vector<ast::ContrastDecl> contrasts;
@@ -136,6 +149,10 @@ struct Spec {
   int factor_index(const std::string& name) const;
   const Seed* find_seed(const std::string& id) const;
   const ast::RubricDecl* find_rubric(const std::string& name) const;
+  int judge_index(const std::string& name) const;  ///< -1 when none
+  const Panel* find_panel(const std::string& name) const;
+  /// The rubric the analyses' scores follow: that of `scores_rater`, else the first rubric.
+  const ast::RubricDecl* scored_rubric() const;
   const TextTable* text_for(int factor) const;
   const Variant* variant_for(const std::string& field) const;
 };

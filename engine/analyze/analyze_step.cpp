@@ -6,12 +6,13 @@
 #include <fmt/format.h>
 
 #include "engine/judge/judge_phase.hpp"
+#include "engine/judge/raters.hpp"
 
 namespace mirac {
 
 namespace {
 
-// The scores the spec's first judge gave in the store, written to `<out_dir>/scores.csv`.
+// The scores the analyses' rater gave in the store, written to `<out_dir>/scores.csv`.
 Outcome scores_from_run(Audit& audit, const std::filesystem::path& out_dir, analyze::ScoreTable& table,
                         std::filesystem::path& path, std::string& text) {
   const Spec& spec = audit.spec();
@@ -25,11 +26,11 @@ Outcome scores_from_run(Audit& audit, const std::filesystem::path& out_dir, anal
   std::string error;
   auto store = Store::open(audit.run_dir, error);
   if (!store) return Outcome::fail(kUsageError, "mirac: " + error);
-  JudgeBuilder judge(spec, audit.sources(), 0);
-  table = scores_from_store(spec, audit.plan(), judge, *store, audit.options.repairs);
+  table = rater_scores(spec, audit.plan(), audit.sources(), *store, spec.scores_rater, audit.options.repairs);
   if (table.rows.empty())
-    return Outcome::fail(kUsageError, fmt::format("mirac: nothing in {} is scored by judge '{}' yet",
-                                                  audit.run_dir.string(), judge.judge().name));
+    return Outcome::fail(kUsageError, fmt::format("mirac: nothing in {} is scored by {} '{}' yet", audit.run_dir.string(),
+                                                  spec.find_panel(spec.scores_rater) ? "panel" : "judge",
+                                                  spec.scores_rater));
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
   path = out_dir / "scores.csv";

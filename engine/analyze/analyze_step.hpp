@@ -1,5 +1,5 @@
 // analyze_step.hpp: the analysis step of an audit: the scores (a scores CSV, or what the
-// spec's first judge scored in the run store) through every flag, contrast and analysis
+// analyses' rater, the spec's `scores`, scored in the run store) through every flag, contrast and analysis
 // the spec declares.
 #pragma once
 
