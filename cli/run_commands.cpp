@@ -88,6 +88,8 @@ void add_run_commands(Commands& commands) {
   run->add_option("--limit", r->audit.limit, "send at most N requests (a pilot)");
   run->add_option("--concurrency", r->audit.concurrency, "requests in flight per provider (overrides the provider's setting)");
   r->budget_option = run->add_option("--budget", r->budget, "stop sending before spending more than USD this run");
+  run->add_option("--resamples", r->audit.resamples, "bootstrap resamples per interval of the analysis (default 2000)");
+  run->add_option("--seed", r->audit.seed, "bootstrap seed of the analysis (default 20260101)");
 }
 
 }  // namespace mirac::cli

@@ -18,6 +18,7 @@ Outcome analyze_and_report(Audit& audit, AuditEvents& events) {
 }  // namespace
 
 Outcome run_audit(const AuditOptions& options, const std::atomic<bool>& cancel, AuditEvents& events) {
+  if (options.resamples < 1) return Outcome::fail(kUsageError, "mirac run: --resamples must be at least 1");
   Audit audit = open_audit(options);  // compile and plan
   events.compiled(audit);
   if (!audit.ok()) return Outcome::fail(kSpecError);

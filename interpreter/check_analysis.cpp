@@ -1,5 +1,6 @@
 // check_analysis.cpp: rubrics, flags, contrasts, analyses and reports. Their evaluation
 // belongs to `mirac analyze`; here every name they use is resolved against the spec.
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -311,12 +312,14 @@ class Checker {
         {"lmm", {"where", "reference"}},
         {"wilcoxon", {"compare", "pairs", "within", "where", "adjust", "effect"}},
         {"paired", {"compare", "by", "pairs", "where", "patterns"}},
-        {"spearman", {"by", "against", "where"}}};
+        {"spearman", {"by", "against", "where"}},
+        {"agreement", {"raters", "by", "where"}}};
     auto kind = kOptions.find(a.kind.name);
     if (kind == kOptions.end()) {
       std::string message = with_suggestion(fmt::format("unknown analysis '{}'", a.kind.name), a.kind.name,
-                                            {"lmm", "wilcoxon", "paired", "spearman"});
-      if (message.find("did you mean") == std::string::npos) message += "; analyses are lmm, wilcoxon, paired and spearman";
+                                            {"lmm", "wilcoxon", "paired", "spearman", "agreement"});
+      if (message.find("did you mean") == std::string::npos)
+        message += "; analyses are lmm, wilcoxon, paired, spearman and agreement";
       diags_.error(a.kind.range, message);
       return;
     }
@@ -348,6 +351,10 @@ class Checker {
         diags_.error(a.kind.range, fmt::format("{} needs at least one rubric dimension", a.kind.name));
       for (const auto& arg : a.args) dim_arg(arg);
     }
+    const bool has_raters =
+        std::any_of(a.options.begin(), a.options.end(), [](const ast::AnalysisOption& o) { return o.key.name == "raters"; });
+    if (a.kind.name == "agreement" && !has_raters)
+      diags_.error(a.kind.range, "agreement needs the raters it compares: raters judge_a, judge_b");
     for (const auto& o : a.options) {
       if (!kind->second.count(o.key.name)) {
         diags_.error(o.key.range, with_suggestion(fmt::format("unknown option '{}' for {}", o.key.name, a.kind.name),
@@ -408,12 +415,58 @@ class Checker {
       if (!c || (c->callee.name != "csv" && c->callee.name != "jsonl") || c->args.size() != 1 ||
           !std::holds_alternative<ast::StringLit>(c->args[0].node))
         diags_.error(o.range, "against needs a data file: against csv(\"scores.csv\") { model = model_column ... }");
+    } else if (k == "raters") {
+      raters(a, o);
     } else if (k == "patterns") {
       NameEnv env;
       env.names = {"delta"};
       env.fields["delta"] = dims_;
       for (const auto& v : o.values) names(v.value, env);
     }
+  }
+
+  // `raters a, b, c` (or `raters a vs b`): at least two distinct judges or panels, each
+  // applying a rubric that has every dimension the analysis names.
+  void raters(const ast::AnalysisDecl& a, const ast::AnalysisOption& o) const {
+    std::vector<std::string> known;
+    for (const auto& j : spec_.judges) known.push_back(j.name);
+    for (const auto& p : spec_.panels) known.push_back(p.name);
+    std::set<std::string> seen;
+    std::size_t count = 0;
+    auto one = [&](const ast::Expr& e) {
+      const std::string name = name_of_expr(e);
+      ++count;
+      if (name.empty() || std::find(known.begin(), known.end(), name) == known.end()) {
+        diags_.error(e.range, with_suggestion(fmt::format("'{}' is neither a judge nor a panel", name.empty() ? "?" : name),
+                                              name, known));
+        return;
+      }
+      if (!seen.insert(name).second) {
+        diags_.error(e.range, fmt::format("rater '{}' is named twice", name));
+        return;
+      }
+      const int j = spec_.judge_index(name);
+      const std::string rubric = j >= 0 ? spec_.judges[static_cast<std::size_t>(j)].rubric : spec_.find_panel(name)->rubric;
+      const ast::RubricDecl* r = spec_.find_rubric(rubric);
+      if (!r) return;
+      for (const auto& arg : a.args) {
+        const std::string dim = name_of_expr(arg);
+        bool has = false;
+        for (const auto& d : r->dims) has = has || d.name.name == dim;
+        if (!dim.empty() && !has)
+          diags_.error(e.range, fmt::format("rater '{}' applies rubric '{}', which has no dimension {}", name, rubric, dim));
+      }
+    };
+    for (const auto& v : o.values) {
+      one(v.value);
+      if (v.versus) one(*v.versus);
+    }
+    if (count < 2) diags_.error(o.range, "agreement compares at least two raters: raters judge_a, judge_b");
+  }
+
+  static std::string name_of_expr(const ast::Expr& e) {
+    const auto* n = std::get_if<ast::Name>(&e.node);
+    return n ? n->name : "";
   }
 
   void report(const ast::ReportDecl& r) const {

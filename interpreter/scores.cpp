@@ -1,5 +1,6 @@
 #include "interpreter/scores.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <fstream>
 #include <limits>
@@ -12,6 +13,13 @@ int ScoreTable::dim_index(const std::string& name) const {
   for (std::size_t i = 0; i < dims.size(); ++i)
     if (dims[i] == name) return static_cast<int>(i);
   return -1;
+}
+
+const std::vector<ScoreRow>* ScoreTable::rows_of(const std::string& name) const {
+  if (name == rater) return &rows;
+  for (const auto& o : others)
+    if (o.rater == name) return &o.rows;
+  return nullptr;
 }
 
 namespace {
@@ -74,7 +82,12 @@ std::optional<ScoreTable> load_scores(const Spec& spec, const std::filesystem::p
   ScoreTable out;
   out.path = path.string();
   out.dims = score_dimensions(spec);
-  const bool fractional = spec.find_panel(spec.scores_rater) != nullptr;
+  out.rater = spec.scores_rater;
+  // A `rater` column holds several raters' scores (what the run writes for agreement analyses).
+  const bool by_rater = table.has_column("rater");
+  std::vector<std::string> raters;
+  for (const auto& j : spec.judges) raters.push_back(j.name);
+  for (const auto& p : spec.panels) raters.push_back(p.name);
   double lo = 1, hi = 5;
   if (const ast::RubricDecl* r = spec.scored_rubric(); r && r->scale) {
     const auto& range = std::get<ast::RangeLit>(r->scale->node);
@@ -114,6 +127,15 @@ std::optional<ScoreTable> load_scores(const Spec& spec, const std::filesystem::p
     ScoreRow r;
     r.line = row.line;
     bool ok = true;
+    std::string rater = spec.scores_rater;
+    if (by_rater) {
+      rater = L.text(row, "rater");
+      if (std::find(raters.begin(), raters.end(), rater) == raters.end()) {
+        diags.error(L.cell(row, "rater"), with_suggestion(fmt::format("unknown rater '{}'", rater), rater, raters));
+        continue;
+      }
+    }
+    const bool fractional = spec.find_panel(rater) != nullptr;
     auto lookup = [&](const std::string& column, const std::map<std::string, int>& index, const char* what) {
       std::string value = L.text(row, column);
       auto it = index.find(value);
@@ -164,8 +186,18 @@ std::optional<ScoreTable> load_scores(const Spec& spec, const std::filesystem::p
       }
       r.scores.push_back(score);
     }
-    if (ok) out.rows.push_back(std::move(r));
+    if (!ok) continue;
+    if (rater == out.rater) {
+      out.rows.push_back(std::move(r));
+      continue;
+    }
+    auto other = std::find_if(out.others.begin(), out.others.end(), [&](const RaterRows& o) { return o.rater == rater; });
+    if (other == out.others.end()) other = out.others.insert(out.others.end(), RaterRows{rater, {}});
+    other->rows.push_back(std::move(r));
   }
+  if (by_rater && out.rows.empty() && diags.error_count() == errors_before)
+    diags.error(header, fmt::format("the scores file has no rows of rater '{}', whose scores the analyses use",
+                                    out.rater));
   if (diags.error_count() != errors_before) return std::nullopt;
   return out;
 }

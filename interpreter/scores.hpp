@@ -23,11 +23,22 @@ struct ScoreRow {
   std::size_t line = 0;     ///< line in the scores file, for messages
 };
 
+/// Another rater's scores of the same answers (agreement analyses compare raters), on the
+/// table's dimensions (N/A where the rater's rubric lacks one).
+struct RaterRows {
+  std::string rater;
+  std::vector<ScoreRow> rows;
+};
+
 struct ScoreTable {
   std::string path;               ///< as given
   std::vector<std::string> dims;  ///< the rubric's dimensions, in rubric order
-  std::vector<ScoreRow> rows;     ///< in file order
+  std::vector<ScoreRow> rows;     ///< in file order: the scores the analyses use
+  std::string rater;              ///< whose `rows` are (the spec's `scores` rater)
+  std::vector<RaterRows> others;  ///< other raters' scores, when an agreement analysis needs them
   int dim_index(const std::string& name) const;
+  /// The rows of `rater`: this table's own or another rater's; null when absent.
+  const std::vector<ScoreRow>* rows_of(const std::string& rater) const;
 };
 
 inline bool is_na(double score) { return std::isnan(score); }
@@ -36,7 +47,8 @@ inline bool is_na(double score) { return std::isnan(score); }
 /// first rubric.
 std::vector<std::string> score_dimensions(const Spec& spec);
 
-/// Reads a scores CSV (docs/results.md, "Scores file"). Every problem goes to `diags` at
+/// Reads a scores CSV (docs/results.md, "Scores file"). With a `rater` column, the rows of
+/// the spec's `scores` rater are the table's and every other rater's go to `others`. Every problem goes to `diags` at
 /// the offending row and column; returns nullopt when there was any.
 std::optional<ScoreTable> load_scores(const Spec& spec, const std::filesystem::path& path, SourceManager& sources,
                                       Diagnostics& diags);

@@ -1,5 +1,6 @@
 #include "engine/analyze/analyze_step.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 
@@ -11,6 +12,22 @@
 namespace mirac {
 
 namespace {
+
+// Every rater an agreement analysis names, in order of first mention.
+std::vector<std::string> compared_raters(const Spec& spec) {
+  std::vector<std::string> out;
+  for (const auto& a : spec.analyses) {
+    if (a.kind.name != "agreement") continue;
+    for (const auto& o : a.options) {
+      if (o.key.name != "raters") continue;
+      for (const auto& v : o.values)
+        for (const ast::Expr* e : {&v.value, v.versus ? &*v.versus : nullptr})
+          if (const auto* n = e ? std::get_if<ast::Name>(&e->node) : nullptr)
+            if (std::find(out.begin(), out.end(), n->name) == out.end()) out.push_back(n->name);
+    }
+  }
+  return out;
+}
 
 // The scores the analyses' rater gave in the store, written to `<out_dir>/scores.csv`.
 Outcome scores_from_run(Audit& audit, const std::filesystem::path& out_dir, analyze::ScoreTable& table,
@@ -27,6 +44,10 @@ Outcome scores_from_run(Audit& audit, const std::filesystem::path& out_dir, anal
   auto store = Store::open(audit.run_dir, error);
   if (!store) return Outcome::fail(kUsageError, "mirac: " + error);
   table = rater_scores(spec, audit.plan(), audit.sources(), *store, spec.scores_rater, audit.options.repairs);
+  // The other raters that agreement analyses compare.
+  for (const std::string& rater : compared_raters(spec))
+    if (rater != spec.scores_rater)
+      add_other_rater(table, rater_scores(spec, audit.plan(), audit.sources(), *store, rater, audit.options.repairs));
   if (table.rows.empty())
     return Outcome::fail(kUsageError, fmt::format("mirac: nothing in {} is scored by {} '{}' yet", audit.run_dir.string(),
                                                   spec.find_panel(spec.scores_rater) ? "panel" : "judge",

@@ -21,5 +21,6 @@ nlohmann::ordered_json run_lmm(const Context& ctx, const ast::AnalysisDecl& a, O
 nlohmann::ordered_json run_wilcoxon(const Context& ctx, const ast::AnalysisDecl& a, Output& out);
 nlohmann::ordered_json run_paired(const Context& ctx, const ast::AnalysisDecl& a, Output& out);
 nlohmann::ordered_json run_spearman(const Context& ctx, const ast::AnalysisDecl& a, Output& out);
+nlohmann::ordered_json run_agreement(const Context& ctx, const ast::AnalysisDecl& a, Output& out);
 
 }  // namespace mirac::analyze

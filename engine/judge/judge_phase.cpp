@@ -154,18 +154,25 @@ std::string csv_field(const std::string& s) {
 }  // namespace
 
 std::string scores_csv(const Spec& spec, const analyze::ScoreTable& table) {
-  std::string out = "seed,model,arm";
+  // Several raters (for agreement analyses) are told apart by a first column `rater`.
+  const bool by_rater = !table.others.empty();
+  std::string out = by_rater ? "rater,seed,model,arm" : "seed,model,arm";
   for (const auto& f : spec.factors) out += "," + csv_field(f.name);
   for (const auto& d : table.dims) out += "," + csv_field(d);
   out += "\n";
-  for (const auto& row : table.rows) {
-    out += csv_field(spec.seeds[row.seed].id) + "," + csv_field(spec.models[row.model].name) + "," +
-           csv_field(spec.arms[row.arm].name);
-    for (std::size_t f = 0; f < spec.factors.size(); ++f)
-      out += "," + csv_field(spec.factors[f].levels[row.levels[f]].name.name);
-    for (double s : row.scores) out += "," + (analyze::is_na(s) ? std::string("N/A") : fmt::format("{}", s));
-    out += "\n";
-  }
+  auto write = [&](const std::string& rater, const std::vector<analyze::ScoreRow>& rows) {
+    for (const auto& row : rows) {
+      if (by_rater) out += csv_field(rater) + ",";
+      out += csv_field(spec.seeds[row.seed].id) + "," + csv_field(spec.models[row.model].name) + "," +
+             csv_field(spec.arms[row.arm].name);
+      for (std::size_t f = 0; f < spec.factors.size(); ++f)
+        out += "," + csv_field(spec.factors[f].levels[row.levels[f]].name.name);
+      for (double s : row.scores) out += "," + (analyze::is_na(s) ? std::string("N/A") : fmt::format("{}", s));
+      out += "\n";
+    }
+  };
+  write(table.rater, table.rows);
+  for (const auto& o : table.others) write(o.rater, o.rows);
   return out;
 }
 

@@ -49,10 +49,14 @@ void combine_panel(const Spec& spec, const Panel& panel, const analyze::ScoreTab
 
 analyze::ScoreTable rater_scores(const Spec& spec, const Plan& plan, const SourceManager& sources, Store& store,
                                  const std::string& rater, int max_repairs) {
-  if (int j = spec.judge_index(rater); j >= 0)
-    return scores_from_store(spec, plan, JudgeBuilder(spec, sources, j), store, max_repairs);
+  if (int j = spec.judge_index(rater); j >= 0) {
+    analyze::ScoreTable table = scores_from_store(spec, plan, JudgeBuilder(spec, sources, j), store, max_repairs);
+    table.rater = rater;
+    return table;
+  }
   analyze::ScoreTable table;
   table.path = store.path().string();
+  table.rater = rater;
   const Panel* panel = spec.find_panel(rater);
   if (!panel) return table;
   std::vector<std::size_t> rows(plan.requests.size());
@@ -81,6 +85,19 @@ analyze::ScoreTable rater_scores(const Spec& spec, const Plan& plan, const Sourc
     table.rows.push_back(std::move(row));
   }
   return table;
+}
+
+void add_other_rater(analyze::ScoreTable& table, const analyze::ScoreTable& other) {
+  analyze::RaterRows rows{other.rater, {}};
+  rows.rows.reserve(other.rows.size());
+  for (const auto& r : other.rows) {
+    analyze::ScoreRow aligned = r;
+    aligned.scores.assign(table.dims.size(), std::numeric_limits<double>::quiet_NaN());
+    for (std::size_t d = 0; d < table.dims.size(); ++d)
+      if (int o = other.dim_index(table.dims[d]); o >= 0) aligned.scores[d] = r.scores[static_cast<std::size_t>(o)];
+    rows.rows.push_back(std::move(aligned));
+  }
+  table.others.push_back(std::move(rows));
 }
 
 }  // namespace mirac

@@ -24,4 +24,8 @@ void combine_panel(const Spec& spec, const Panel& panel, const analyze::ScoreTab
 analyze::ScoreTable rater_scores(const Spec& spec, const Plan& plan, const SourceManager& sources, Store& store,
                                  const std::string& rater, int max_repairs);
 
+/// Adds `other`'s rows to `table.others`, on `table`'s dimensions (N/A where `other`'s
+/// rubric has no such dimension).
+void add_other_rater(analyze::ScoreTable& table, const analyze::ScoreTable& other);
+
 }  // namespace mirac

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <stdexcept>
 
 namespace mirac::stats {
@@ -14,34 +13,41 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::size_t label_index(std::span<const double> labels, double v) {
   auto it = std::lower_bound(labels.begin(), labels.end(), v);
-  if (it == labels.end() || *it != v) throw std::invalid_argument("quadratic_weighted_kappa: a value is not a label");
+  if (it == labels.end() || *it != v) throw std::invalid_argument("agreement: a value is not one of the labels");
   return static_cast<std::size_t>(it - labels.begin());
 }
 
 }  // namespace
 
-double quadratic_weighted_kappa(std::span<const double> a, std::span<const double> b, std::span<const double> labels) {
-  if (a.size() != b.size()) throw std::invalid_argument("quadratic_weighted_kappa: a and b differ in length");
-  const std::size_t k = labels.size();
-  if (a.empty() || k == 0) return kNaN;
-  std::vector<double> confusion(k * k, 0.0), rows(k, 0.0), cols(k, 0.0);
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const std::size_t r = label_index(labels, a[i]), c = label_index(labels, b[i]);
-    confusion[r * k + c] += 1;
-    rows[r] += 1;
-    cols[c] += 1;
-  }
-  const double n = static_cast<double>(a.size());
+double quadratic_weighted_kappa(std::span<const double> confusion, std::size_t k) {
+  if (confusion.size() != k * k) throw std::invalid_argument("quadratic_weighted_kappa: confusion is not k x k");
+  std::vector<double> rows(k, 0.0), cols(k, 0.0);
+  double n = 0;
+  for (std::size_t r = 0; r < k; ++r)
+    for (std::size_t c = 0; c < k; ++c) {
+      rows[r] += confusion[r * k + c];
+      cols[c] += confusion[r * k + c];
+      n += confusion[r * k + c];
+    }
+  if (n == 0) return kNaN;
   double observed = 0, expected = 0;
   for (std::size_t r = 0; r < k; ++r)
     for (std::size_t c = 0; c < k; ++c) {
       const double d = static_cast<double>(r) - static_cast<double>(c);
-      const double w = d * d;
-      observed += w * confusion[r * k + c];
-      expected += w * rows[r] * cols[c] / n;
+      observed += d * d * confusion[r * k + c];
+      expected += d * d * rows[r] * cols[c] / n;
     }
   if (expected == 0) return kNaN;
   return 1.0 - observed / expected;
+}
+
+double quadratic_weighted_kappa(std::span<const double> a, std::span<const double> b, std::span<const double> labels) {
+  if (a.size() != b.size()) throw std::invalid_argument("quadratic_weighted_kappa: a and b differ in length");
+  const std::size_t k = labels.size();
+  if (a.empty() || k == 0) return kNaN;
+  std::vector<double> confusion(k * k, 0.0);
+  for (std::size_t i = 0; i < a.size(); ++i) confusion[label_index(labels, a[i]) * k + label_index(labels, b[i])] += 1;
+  return quadratic_weighted_kappa(confusion, k);
 }
 
 PairAgreement pair_agreement(std::span<const double> a, std::span<const double> b, std::span<const double> labels) {
@@ -67,26 +73,19 @@ PairAgreement pair_agreement(std::span<const double> a, std::span<const double> 
   return out;
 }
 
-double krippendorff_alpha(const std::vector<std::vector<double>>& units, AlphaMetric metric) {
-  // The values in use, ascending, and the coincidence matrix over them.
-  std::map<double, std::size_t> index;
-  for (const auto& u : units)
-    if (u.size() >= 2)
-      for (double v : u) index.emplace(v, 0);
-  std::size_t next = 0;
-  for (auto& [v, i] : index) i = next++;
-  const std::size_t k = index.size();
-  if (k == 0) return kNaN;
-  std::vector<double> o(k * k, 0.0);
-  for (const auto& u : units) {
-    if (u.size() < 2) continue;
-    const double m = static_cast<double>(u.size());
-    for (std::size_t i = 0; i < u.size(); ++i)
-      for (std::size_t j = 0; j < u.size(); ++j)
-        if (i != j) o[index[u[i]] * k + index[u[j]]] += 1.0 / (m - 1.0);
-  }
-  std::vector<double> nc(k, 0.0), value(k, 0.0);
-  for (const auto& [v, i] : index) value[i] = v;
+void add_coincidences(std::span<const double> unit, std::span<const double> values, std::vector<double>& o) {
+  if (unit.size() < 2) return;
+  const std::size_t k = values.size();
+  const double m = static_cast<double>(unit.size());
+  for (std::size_t i = 0; i < unit.size(); ++i)
+    for (std::size_t j = 0; j < unit.size(); ++j)
+      if (i != j) o[label_index(values, unit[i]) * k + label_index(values, unit[j])] += 1.0 / (m - 1.0);
+}
+
+double krippendorff_alpha(std::span<const double> o, std::span<const double> value, AlphaMetric metric) {
+  const std::size_t k = value.size();
+  if (o.size() != k * k) throw std::invalid_argument("krippendorff_alpha: coincidences are not k x k");
+  std::vector<double> nc(k, 0.0);
   double n = 0;
   for (std::size_t c = 0; c < k; ++c) {
     for (std::size_t j = 0; j < k; ++j) nc[c] += o[c * k + j];
@@ -117,6 +116,18 @@ double krippendorff_alpha(const std::vector<std::vector<double>>& units, AlphaMe
     }
   if (expected == 0) return kNaN;
   return 1.0 - (n - 1.0) * observed / expected;
+}
+
+double krippendorff_alpha(const std::vector<std::vector<double>>& units, AlphaMetric metric) {
+  std::vector<double> values;
+  for (const auto& u : units)
+    if (u.size() >= 2) values.insert(values.end(), u.begin(), u.end());
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  if (values.empty()) return kNaN;
+  std::vector<double> o(values.size() * values.size(), 0.0);
+  for (const auto& u : units) add_coincidences(u, values, o);
+  return krippendorff_alpha(o, values, metric);
 }
 
 }  // namespace mirac::stats

@@ -24,6 +24,9 @@ struct PairAgreement {
 /// among `labels` throw std::invalid_argument.
 double quadratic_weighted_kappa(std::span<const double> a, std::span<const double> b, std::span<const double> labels);
 
+/// The same from a k x k confusion matrix (row-major; rows the first rater's label).
+double quadratic_weighted_kappa(std::span<const double> confusion, std::size_t k);
+
 /// All of PairAgreement; `labels` as for quadratic_weighted_kappa (empty: QWK is NaN).
 PairAgreement pair_agreement(std::span<const double> a, std::span<const double> b, std::span<const double> labels);
 
@@ -36,5 +39,14 @@ enum class AlphaMetric { nominal, ordinal, interval };
 /// (sum_{g=c..k} n_g - (n_c + n_k) / 2)^2 over the values in ascending order. NaN when fewer
 /// than two pairable values or no expected disagreement.
 double krippendorff_alpha(const std::vector<std::vector<double>>& units, AlphaMetric metric);
+
+/// The same from a coincidence matrix (row-major, k x k) over `values` (ascending, k of
+/// them); values no unit used may be included (their counts are 0 and change nothing).
+/// Matrices of disjoint sets of units add up, which is what a bootstrap over clusters sums.
+double krippendorff_alpha(std::span<const double> coincidences, std::span<const double> values, AlphaMetric metric);
+
+/// Adds one unit's values (missing ones left out; fewer than two add nothing) to the
+/// coincidence matrix over `values` (each value of the unit must be among them).
+void add_coincidences(std::span<const double> unit, std::span<const double> values, std::vector<double>& coincidences);
 
 }  // namespace mirac::stats

@@ -31,7 +31,8 @@ double quantile_type7(std::vector<double> values, double q) {
 }
 
 BootstrapInterval cluster_bootstrap(std::span<const std::int64_t> cluster, const RowStatistic& statistic,
-                                    std::mt19937_64& rng, std::size_t resamples, double level) {
+                                    std::mt19937_64& rng, std::size_t resamples, double level,
+                                    bool drop_undefined) {
   if (cluster.empty()) throw std::invalid_argument("cluster_bootstrap: no rows");
   if (resamples == 0) throw std::invalid_argument("cluster_bootstrap: resamples must be positive");
   if (!(level > 0.0 && level < 1.0)) throw std::invalid_argument("cluster_bootstrap: level must be in (0, 1)");
@@ -60,8 +61,16 @@ BootstrapInterval cluster_bootstrap(std::span<const std::int64_t> cluster, const
       rows.insert(rows.end(), pick.begin(), pick.end());
     }
     const double t = statistic(rows);
-    if (std::isnan(t)) throw std::invalid_argument("cluster_bootstrap: statistic returned NaN on a resample");
+    if (std::isnan(t)) {
+      if (!drop_undefined) throw std::invalid_argument("cluster_bootstrap: statistic returned NaN on a resample");
+      ++out.undefined;
+      continue;
+    }
     out.replicates.push_back(t);
+  }
+  if (out.replicates.empty()) {
+    out.lower = out.upper = std::numeric_limits<double>::quiet_NaN();
+    return out;
   }
   const double alpha = 1.0 - level;
   out.lower = quantile_type7(out.replicates, alpha / 2.0);  // percentile interval (Efron 1979)

@@ -19,6 +19,7 @@ struct BootstrapInterval {
   std::size_t resamples = 0;
   std::size_t clusters = 0;         ///< number of distinct clusters resampled
   std::vector<double> replicates;   ///< the statistic on every resample, in draw order
+  std::size_t undefined = 0;        ///< resamples whose statistic was NaN (with drop_undefined)
 };
 
 /// Statistic evaluated on a multiset of row indices (a resample repeats rows of clusters
@@ -34,9 +35,12 @@ std::size_t uniform_index(std::mt19937_64& rng, std::size_t bound);
 /// their rows. The interval is the percentile interval with quantiles by linear
 /// interpolation (numpy.quantile's default, Hyndman-Fan type 7).
 /// `cluster` gives a cluster id per row. Throws std::invalid_argument("cluster_bootstrap: ...").
+/// A statistic that is NaN on a resample throws, unless `drop_undefined`: then such
+/// resamples are counted in `undefined` and left out of the interval (a kappa is undefined
+/// on a resample without variation); the bounds are NaN when every resample is.
 BootstrapInterval cluster_bootstrap(std::span<const std::int64_t> cluster, const RowStatistic& statistic,
                                     std::mt19937_64& rng, std::size_t resamples = 2000,
-                                    double level = 0.95);
+                                    double level = 0.95, bool drop_undefined = false);
 
 /// Quantile by linear interpolation between order statistics (type 7): h = (n-1) q.
 double quantile_type7(std::vector<double> values, double q);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <ctime>
 #include <sstream>
 
@@ -51,6 +52,42 @@ Json openai_error(const std::string& message, const std::string& type, const Jso
   return Json{{"error", {{"message", message}, {"type", type}, {"param", nullptr}, {"code", code}}}};
 }
 
+std::uint64_t fnv1a(const std::string& s) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
+  return h;
+}
+
+// A judge's reply when the system prompt is mirac's judge instructions ("Its keys are "D1",
+// "D2" and "rationale"."): each score is planted from the answer (so judges mostly agree)
+// and moved by one step for about three replies in ten, differently per judge model, so
+// that two judges agree as real ones do: often, not always. Empty for other requests.
+std::string planted_judgment(const std::string& system, const std::string& user, const std::string& model) {
+  const std::string keys_at = "Its keys are ";
+  const auto k = system.find(keys_at);
+  if (k == std::string::npos) return "";
+  const auto end = system.find("\"rationale\"", k);
+  std::vector<std::string> dims;
+  for (auto q = system.find('"', k); q != std::string::npos && q < end; q = system.find('"', q)) {
+    const auto e = system.find('"', q + 1);
+    dims.push_back(system.substr(q + 1, e - q - 1));
+    q = e + 1;
+  }
+  int lo = 1, hi = 5;
+  if (auto sc = system.find("Every score is a whole number from "); sc != std::string::npos)
+    std::sscanf(system.c_str() + sc, "Every score is a whole number from %d to %d", &lo, &hi);
+  Json reply = Json::object(), why = Json::object();
+  for (const auto& d : dims) {
+    const std::uint64_t base = fnv1a(d + "|" + user), own = fnv1a(model + "|" + d + "|" + user);
+    int score = lo + static_cast<int>(base % static_cast<std::uint64_t>(hi - lo + 1));
+    if (own % 10 < 3) score += (own / 10) % 2 ? 1 : -1;
+    reply[d] = std::clamp(score, lo, hi);
+    why[d] = "planted";
+  }
+  reply["rationale"] = why;
+  return reply.dump();
+}
+
 Json anthropic_error(const std::string& type, const std::string& message) {
   return Json{{"type", "error"}, {"error", {{"type", type}, {"message", message}}}, {"request_id", "req_fake"}};
 }
@@ -63,13 +100,17 @@ FakeServer::Response FakeServer::respond(const Request& req) {
   bool anthropic = req.path.size() >= 9 && req.path.rfind("/messages") == req.path.size() - 9;
   bool openai = req.path.find("/chat/completions") != std::string::npos;
   Json body = Json::parse(req.body, nullptr, false);
-  std::string user, model = "fake-model";
+  std::string user, system, model = "fake-model";
   if (!body.is_discarded() && body.is_object()) {
     if (body.contains("model") && body["model"].is_string()) model = body["model"];
+    if (body.contains("system") && body["system"].is_string()) system = body["system"];
     if (body.contains("messages") && body["messages"].is_array())
-      for (const auto& m : body["messages"])
-        if (m.value("role", "") == "user" && m.contains("content") && m["content"].is_string())
-          user = m["content"];
+      for (const auto& m : body["messages"]) {
+        const std::string role = m.value("role", "");
+        if (!m.contains("content") || !m["content"].is_string()) continue;
+        if (role == "user") user = m["content"];
+        if (role == "system" || role == "developer") system = m["content"];
+      }
   }
   auto err = [&](int status, const Json& openai_shape, const Json& anthropic_shape) {
     res.status = status;
@@ -172,7 +213,8 @@ FakeServer::Response FakeServer::respond(const Request& req) {
   std::string fail = d.count("fail") ? d["fail"] : "";
   if (d.count("times") && receipt > std::stoi(d["times"])) fail.clear();
   std::string finish = anthropic ? "end_turn" : "stop";
-  std::string text = "echo: " + user.substr(0, 200);
+  std::string text = planted_judgment(system, user, model);
+  if (text.empty()) text = "echo: " + user.substr(0, 200);
   bool refusal = false;
   if (fail == "429" || fail == "429ms" || fail == "429long") {
     if (d.count("ra")) res.headers.emplace_back("retry-after", d["ra"]);
