@@ -24,6 +24,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   cli::add_status_command(commands);
   cli::add_transfer_commands(commands);
   cli::add_rewrite_command(commands);
+  cli::add_annotate_command(commands);
 
   std::vector<std::string> storage = {"mirac"};
   storage.insert(storage.end(), args.begin(), args.end());

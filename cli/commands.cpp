@@ -13,6 +13,18 @@ CLI::App* Commands::add(const std::string& name, const std::string& help, std::f
   return cmd;
 }
 
+CLI::App* Commands::add(CLI::App* parent, const std::string& name, const std::string& help, std::function<int()> run) {
+  CLI::App* cmd = parent->add_subcommand(name, help);
+  list_.emplace_back(cmd, std::move(run));
+  return cmd;
+}
+
+CLI::App* Commands::group(const std::string& name, const std::string& help) {
+  CLI::App* cmd = app_.add_subcommand(name, help);
+  cmd->require_subcommand(1);
+  return cmd;
+}
+
 int Commands::run_parsed() const {
   for (const auto& [cmd, run] : list_)
     if (cmd->parsed()) return run();

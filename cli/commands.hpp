@@ -20,6 +20,10 @@ class Commands {
  public:
   Commands(CLI::App& app, std::ostream& out, std::ostream& err) : app_(app), out(out), err(err) {}
   CLI::App* add(const std::string& name, const std::string& help, std::function<int()> run);
+  /// A subcommand of `parent` (`mirac annotate sample`), and what runs it.
+  CLI::App* add(CLI::App* parent, const std::string& name, const std::string& help, std::function<int()> run);
+  /// A command that only groups subcommands (`mirac annotate`): one of them is required.
+  CLI::App* group(const std::string& name, const std::string& help);
   /// Runs the parsed subcommand; kUsageError when none was.
   int run_parsed() const;
 
@@ -53,5 +57,6 @@ void add_run_commands(Commands& commands);       ///< run, analyze
 void add_status_command(Commands& commands);     ///< status
 void add_transfer_commands(Commands& commands);  ///< export, import
 void add_rewrite_command(Commands& commands);    ///< rewrite
+void add_annotate_command(Commands& commands);   ///< annotate sample, annotate import
 
 }  // namespace mirac::cli

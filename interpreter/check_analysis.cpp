@@ -434,10 +434,12 @@ class Checker {
     std::set<std::string> seen;
     std::size_t count = 0;
     auto one = [&](const ast::Expr& e) {
-      const std::string name = name_of_expr(e);
+      const std::string name = rater_name(e);
       ++count;
-      if (name.empty() || std::find(known.begin(), known.end(), name) == known.end()) {
-        diags_.error(e.range, with_suggestion(fmt::format("'{}' is neither a judge nor a panel", name.empty() ? "?" : name),
+      const bool human = is_human_rater(name);
+      if (!human && (name.empty() || std::find(known.begin(), known.end(), name) == known.end())) {
+        diags_.error(e.range, with_suggestion(fmt::format("'{}' is neither a judge, a panel, human nor human.NAME",
+                                                          name.empty() ? "?" : name),
                                               name, known));
         return;
       }
@@ -445,6 +447,7 @@ class Checker {
         diags_.error(e.range, fmt::format("rater '{}' is named twice", name));
         return;
       }
+      if (human) return;  // people score the analyses' rubric
       const int j = spec_.judge_index(name);
       const std::string rubric = j >= 0 ? spec_.judges[static_cast<std::size_t>(j)].rubric : spec_.find_panel(name)->rubric;
       const ast::RubricDecl* r = spec_.find_rubric(rubric);

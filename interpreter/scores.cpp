@@ -130,7 +130,7 @@ std::optional<ScoreTable> load_scores(const Spec& spec, const std::filesystem::p
     std::string rater = spec.scores_rater;
     if (by_rater) {
       rater = L.text(row, "rater");
-      if (std::find(raters.begin(), raters.end(), rater) == raters.end()) {
+      if (!is_human_rater(rater) && std::find(raters.begin(), raters.end(), rater) == raters.end()) {
         diags.error(L.cell(row, "rater"), with_suggestion(fmt::format("unknown rater '{}'", rater), rater, raters));
         continue;
       }

@@ -52,6 +52,16 @@ const ast::RubricDecl* Spec::scored_rubric() const {
   return rubrics.empty() ? nullptr : &rubrics.front();
 }
 
+std::string rater_name(const ast::Expr& e) {
+  if (const auto* n = std::get_if<ast::Name>(&e.node)) return n->name;
+  if (const auto* f = std::get_if<ast::Field>(&e.node))
+    if (const auto* base = std::get_if<ast::Name>(&f->base->node); base && base->name == "human")
+      return "human." + f->field.name;
+  return "";
+}
+
+bool is_human_rater(const std::string& rater) { return rater == "human" || rater.rfind("human.", 0) == 0; }
+
 const TextTable* Spec::text_for(int factor) const {
   for (const auto& t : texts)
     if (t.factor == factor) return &t;

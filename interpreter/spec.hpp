@@ -157,4 +157,11 @@ struct Spec {
   const Variant* variant_for(const std::string& field) const;
 };
 
+/// A rater as an option names it: a judge or panel (`gpt_judge`), `human`, or `human.NAME`;
+/// "" for any other expression.
+std::string rater_name(const ast::Expr& e);
+/// Whether `rater` names people: `human` (the adjudicated value where there is one, else the
+/// median of the annotators) or `human.NAME` (one annotator).
+bool is_human_rater(const std::string& rater);
+
 }  // namespace mirac

@@ -84,8 +84,8 @@ nlohmann::ordered_json run_agreement(const Context& ctx, const ast::AnalysisDecl
   std::vector<std::string> raters;
   if (const auto* o = find_option(a.options, "raters"))
     for (const auto& v : o->values) {
-      raters.push_back(name_of(v.value));
-      if (v.versus) raters.push_back(name_of(*v.versus));
+      raters.push_back(rater_name(v.value));
+      if (v.versus) raters.push_back(rater_name(*v.versus));
     }
   std::vector<const std::vector<ScoreRow>*> rows_of;
   for (const auto& r : raters) {

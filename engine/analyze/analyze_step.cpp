@@ -22,8 +22,8 @@ std::vector<std::string> compared_raters(const Spec& spec) {
       if (o.key.name != "raters") continue;
       for (const auto& v : o.values)
         for (const ast::Expr* e : {&v.value, v.versus ? &*v.versus : nullptr})
-          if (const auto* n = e ? std::get_if<ast::Name>(&e->node) : nullptr)
-            if (std::find(out.begin(), out.end(), n->name) == out.end()) out.push_back(n->name);
+          if (const std::string name = e ? rater_name(*e) : ""; !name.empty())
+            if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
     }
   }
   return out;

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <unordered_map>
 
 #include "engine/judge/judge_phase.hpp"
+#include "runtime/store/annotations.hpp"
 #include "interpreter/eval.hpp"
 #include "interpreter/row_scope.hpp"
 
@@ -22,6 +25,57 @@ double aggregate(const std::string& how, std::vector<double> values) {
   std::sort(values.begin(), values.end());
   const std::size_t n = values.size();
   return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// People's scores from the store's annotations (`mirac annotate import`).
+analyze::ScoreTable human_scores(const Spec& spec, const Plan& plan, const std::filesystem::path& run_dir,
+                                 const std::string& rater) {
+  analyze::ScoreTable table;
+  table.rater = rater;
+  table.dims = analyze::score_dimensions(spec);
+  table.path = (run_dir / "store.sqlite").string();
+  std::string error;
+  auto store = AnnotationStore::open(run_dir, error);
+  if (!store) return table;
+  const std::string person = rater == "human" ? "" : rater.substr(6);
+  // answer -> dimension -> values by annotator
+  std::unordered_map<std::string, std::map<std::string, std::map<std::string, double>>> given;
+  for (const auto& a : store->all()) {
+    if (!person.empty() && a.annotator != person) continue;
+    given[a.answer_hash][a.dimension][a.annotator] = a.value ? *a.value : std::numeric_limits<double>::quiet_NaN();
+  }
+  for (const auto& r : plan.requests) {
+    auto it = given.find(r.call.hash);
+    if (it == given.end()) continue;
+    const PromptRow& p = plan.prompts[r.prompt];
+    const Seed* seed = spec.find_seed(p.seed);
+    analyze::ScoreRow row;
+    row.seed = seed ? static_cast<int>(seed - spec.seeds.data()) : -1;
+    row.model = r.model, row.arm = r.arm, row.levels = p.levels;
+    for (const auto& d : table.dims) {
+      double value = std::numeric_limits<double>::quiet_NaN();
+      if (auto v = it->second.find(d); v != it->second.end()) {
+        // The adjudicated value decides; else the annotators' median (N/A only when all say so).
+        if (auto adjudicated = v->second.find("adjudicated"); adjudicated != v->second.end()) {
+          value = adjudicated->second;
+        } else {
+          std::vector<double> numbers;
+          for (const auto& [who, x] : v->second)
+            if (!std::isnan(x)) numbers.push_back(x);
+          if (!numbers.empty()) value = median(numbers);
+        }
+      }
+      row.scores.push_back(value);
+    }
+    if (row.seed >= 0) table.rows.push_back(std::move(row));
+  }
+  return table;
 }
 
 }  // namespace
@@ -49,6 +103,7 @@ void combine_panel(const Spec& spec, const Panel& panel, const analyze::ScoreTab
 
 analyze::ScoreTable rater_scores(const Spec& spec, const Plan& plan, const SourceManager& sources, Store& store,
                                  const std::string& rater, int max_repairs) {
+  if (is_human_rater(rater)) return human_scores(spec, plan, store.path().parent_path(), rater);
   if (int j = spec.judge_index(rater); j >= 0) {
     analyze::ScoreTable table = scores_from_store(spec, plan, JudgeBuilder(spec, sources, j), store, max_repairs);
     table.rater = rater;

@@ -1,5 +1,7 @@
-// raters.hpp: the scores of a rater (a judge, or a panel of judges) over the plan, read
-// from the run store: what the analyses and the agreement between raters work on.
+// raters.hpp: the scores of a rater over the plan, read from the run store: a judge, a
+// panel of judges, or people (`human`: the adjudicated value where there is one, else the
+// median of the annotators; `human.NAME`: one annotator). What the analyses and the
+// agreement between raters work on.
 #pragma once
 
 #include <string>
@@ -20,7 +22,8 @@ void combine_panel(const Spec& spec, const Panel& panel, const analyze::ScoreTab
                    const std::vector<std::vector<double>>& member_scores, analyze::ScoreRow& row);
 
 /// Every request of the plan that `rater` has scored, in plan order (`table.path` names the
-/// store). A panel scores an answer once every one of its judges has.
+/// store). A panel scores an answer once every one of its judges has; people score the
+/// answers annotated (`mirac annotate import`), on the analyses' rubric's dimensions.
 analyze::ScoreTable rater_scores(const Spec& spec, const Plan& plan, const SourceManager& sources, Store& store,
                                  const std::string& rater, int max_repairs);
 

@@ -55,6 +55,7 @@ std::map<std::string, std::vector<std::string>> allowed() {
   a["engine/status/"] = phases;
   a["engine/transfer/"] = phases;
   a["engine/rewrite/"] = phases;
+  a["engine/annotate/"] = with({"engine/analyze/"}, phases);
   a["engine/audit."] = with({"engine/"}, below);
   // The command line, over everything.
   a["cli/"] = with({"engine/"}, below);
