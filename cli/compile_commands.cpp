@@ -96,8 +96,8 @@ int show_plan(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   Audit audit = open_audit(o.audit);
   if (int code = print_compiled(audit, err); code != kOk) return code;
   if (o.show == "plan") out << plan_dump(audit.spec(), audit.plan()).dump(2) << '\n';
-  else if (o.json) out << plan_summary(audit.spec(), audit.plan()).dump(2) << '\n';
-  else out << plan_summary_text(audit.spec(), audit.plan());
+  else if (o.json) out << plan_summary(audit.spec(), audit.plan(), &audit.sources()).dump(2) << '\n';
+  else out << plan_summary_text(audit.spec(), audit.plan(), &audit.sources());
   return kOk;
 }
 

@@ -374,13 +374,36 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
   for (auto [d, m] : all_of<ast::ModelDecl>(decls)) {
     if (!model_names.add(m->name)) continue;
     check_preset(m->preset);
-    Model model{m->name.name, m->preset.name, m->model.value, defaults, std::nullopt, m->name.range};
+    Model model{m->name.name, m->preset.name, m->model.value, defaults, std::nullopt, m->name.range, {}};
     if (m->settings) model.params.update(block_json(*m->settings, diags));
-    // What a call costs is not part of the request (nor of its hash).
+    // What a call costs is not part of the request (nor of its hash), nor how the
+    // analyses group models.
     model.params.erase("price");
+    if (model.params.contains("groups")) {
+      const nlohmann::json groups = model.params["groups"];
+      if (groups.is_object())
+        for (auto it = groups.begin(); it != groups.end(); ++it) {
+          const std::string& name = it.key();
+          if (spec.factor_index(name) >= 0 || name == "model" || name == "arm" || name == "seed" || name == "cell")
+            diags.error(m->name.range, fmt::format("model '{}': group '{}' would hide the {} of that name", m->name.name,
+                                                   name, spec.factor_index(name) >= 0 ? "factor" : "variable"));
+          else if (it->is_string()) model.groups[name] = it->get<std::string>();
+          else diags.error(m->name.range, fmt::format("model '{}': group '{}' must be a string", m->name.name, name));
+        }
+      if (!groups.is_object())
+        diags.error(m->name.range, fmt::format("model '{}': groups is a block: groups {{ family \"GPT\" }}", m->name.name));
+      model.params.erase("groups");
+    }
     model.price = resolve_price("model " + m->name.name, m->preset.name, m->model.value, m->settings);
     spec.models.push_back(std::move(model));
   }
+  // A grouping one model declares, every model declares: a model left out would fall in no group.
+  for (const auto& m : spec.models)
+    for (const auto& [group, value] : m.groups)
+      for (const auto& other : spec.models)
+        if (!other.groups.count(group))
+          diags.error(other.range, fmt::format("model '{}' has no group '{}' (model '{}' has: groups {{ {} \"{}\" }})",
+                                               other.name, group, m.name, group, value));
   NameTable arm_names("arm", diags);
   for (auto [d, a] : all_of<ast::ArmDecl>(decls)) {
     if (!arm_names.add(a->name)) continue;

@@ -252,7 +252,7 @@ class Checker {
   // `by`, `pairs`, `within`: factors, model, arm, seed or seed fields.
   void grouping(const ast::Ident& id) const {
     if (factors_.count(id.name) || seed_fields_.count(id.name) || id.name == "model" || id.name == "arm" || id.name == "seed" ||
-        id.name == "cell")
+        id.name == "cell" || spec_.is_model_group(id.name))
       return;
     std::vector<std::string> all = list(factors_);
     all.insert(all.end(), seed_fields_.begin(), seed_fields_.end());

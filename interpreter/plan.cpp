@@ -9,6 +9,7 @@
 
 #include "interpreter/cell_scope.hpp"
 #include "interpreter/hash.hpp"
+#include "interpreter/judge.hpp"
 #include "runtime/scheduler/scheduler.hpp"
 
 namespace mirac {
@@ -141,7 +142,36 @@ Plan build_plan(const Spec& spec, Diagnostics& diags) {
   return plan;
 }
 
-nlohmann::ordered_json plan_summary(const Spec& spec, const Plan& plan) {
+// Per judge, over every request: input tokens of its instructions and message (the answer
+// taken at its model's token limit), output tokens at the judge's own limit; the cost at
+// the judge's price. Repairs are not counted: they happen only for unusable replies.
+nlohmann::ordered_json judging_forecast(const Spec& spec, const Plan& plan, const SourceManager& sources) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  const long long fallback = SchedulerOptions{}.default_max_output_tokens;
+  auto limit = [&](const nlohmann::json& params) {
+    return params.contains("max_tokens") && params["max_tokens"].is_number() ? params["max_tokens"].get<long long>()
+                                                                            : fallback;
+  };
+  for (std::size_t j = 0; j < spec.judges.size(); ++j) {
+    const Judge& judge = spec.judges[j];
+    nlohmann::ordered_json row{{"judge", judge.name}, {"calls", plan.requests.size()}};
+    if (!spec.find_rubric(judge.rubric)) continue;
+    JudgeBuilder builder(spec, sources, static_cast<int>(j));
+    const double instructions = static_cast<double>(builder.instructions().size()) / 4.0;
+    double in = 0;
+    for (const auto& r : plan.requests)
+      in += instructions + static_cast<double>(builder.message(plan, r, "").size()) / 4.0 +
+            static_cast<double>(limit(r.call.params));
+    const double out_tokens = static_cast<double>(plan.requests.size()) * static_cast<double>(limit(judge.params));
+    row["max_input_tokens"] = std::llround(in);
+    row["max_output_tokens"] = std::llround(out_tokens);
+    if (judge.price) row["max_cost_usd"] = in / 1e6 * judge.price->input + out_tokens / 1e6 * judge.price->output;
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+nlohmann::ordered_json plan_summary(const Spec& spec, const Plan& plan, const SourceManager* sources) {
   nlohmann::ordered_json j;
   j["spec"] = spec.name;
   j["title"] = spec.title;
@@ -233,6 +263,7 @@ nlohmann::ordered_json plan_summary(const Spec& spec, const Plan& plan) {
   }
   j["forecast"] = {{"input_tokens", std::llround(total_in)}, {"max_output_tokens", std::llround(total_out)},
                    {"max_cost_usd", total_cost}, {"unpriced_models", unpriced}, {"by_model", forecast}};
+  if (sources) j["forecast"]["judging"] = judging_forecast(spec, plan, *sources);
   nlohmann::ordered_json analyses = nlohmann::ordered_json::array();
   for (const auto& a : spec.analyses) analyses.push_back({{"name", a.name.name}, {"kind", a.kind.name}});
   j["analyses"] = analyses;
@@ -245,8 +276,8 @@ nlohmann::ordered_json plan_summary(const Spec& spec, const Plan& plan) {
   return j;
 }
 
-std::string plan_summary_text(const Spec& spec, const Plan& plan) {
-  nlohmann::ordered_json s = plan_summary(spec, plan);
+std::string plan_summary_text(const Spec& spec, const Plan& plan, const SourceManager* sources) {
+  nlohmann::ordered_json s = plan_summary(spec, plan, sources);
   std::string out = fmt::format("audit {}{}\n", spec.name, spec.title.empty() ? "" : ": " + spec.title);
   std::string design;
   for (const auto& d : s["design"]) {
@@ -266,6 +297,14 @@ std::string plan_summary_text(const Spec& spec, const Plan& plan) {
                          ? fmt::format("; cost at most ${:.2f}{}", fc["max_cost_usd"].get<double>(),
                                        fc["unpriced_models"].empty() ? "" : " (priced models only)")
                          : "");
+  if (fc.contains("judging"))
+    for (const auto& jf : fc["judging"])
+      out += fmt::format("judging      ~{} in at most, at most {} out{} ({}; answers at their token limit, repairs not "
+                         "counted)\n",
+                         jf["max_input_tokens"].get<long long>(), jf["max_output_tokens"].get<long long>(),
+                         jf.contains("max_cost_usd") ? fmt::format("; cost at most ${:.2f}", jf["max_cost_usd"].get<double>())
+                                                     : "; no price",
+                         jf["judge"].get<std::string>());
   out += "\nby model\n";
   for (const auto& m : spec.models) {
     const auto& f = fc["by_model"][m.name];

@@ -46,10 +46,13 @@ Plan build_plan(const Spec& spec, Diagnostics& diags);
 /// The canonical request of a ModelCall (what its hash is taken over).
 nlohmann::json canonical_request(const ModelCall& call);
 
-/// Counts by model, arm and factor level; totals. `mirac plan --json`.
-nlohmann::ordered_json plan_summary(const Spec& spec, const Plan& plan);
+/// Counts by model, arm and factor level; totals; the forecast of the answers' tokens and
+/// cost and, with `sources` (the judges' instructions quote the rubric), of the judging's:
+/// an upper bound from each judge's instructions and message with the answer at its
+/// model's token limit. `mirac plan --json`.
+nlohmann::ordered_json plan_summary(const Spec& spec, const Plan& plan, const SourceManager* sources = nullptr);
 /// The same for people.
-std::string plan_summary_text(const Spec& spec, const Plan& plan);
+std::string plan_summary_text(const Spec& spec, const Plan& plan, const SourceManager* sources = nullptr);
 /// The whole plan, one JSON object per prompt, request and judge task (`--show=plan`).
 nlohmann::ordered_json plan_dump(const Spec& spec, const Plan& plan);
 

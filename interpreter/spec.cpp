@@ -38,6 +38,12 @@ int Spec::judge_index(const std::string& name) const {
   return -1;
 }
 
+bool Spec::is_model_group(const std::string& name) const {
+  for (const auto& m : models)
+    if (m.groups.count(name)) return true;
+  return false;
+}
+
 const Panel* Spec::find_panel(const std::string& name) const {
   for (const auto& p : panels)
     if (p.name == name) return &p;

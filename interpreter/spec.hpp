@@ -88,6 +88,9 @@ struct Model {
   /// string; none when neither has one.
   std::optional<Price> price;
   SourceRange range;
+  /// The model's `groups { family "GPT" }`: a value per grouping name, which `by family`
+  /// reads like a factor (the paper's GPT-family vs non-GPT); not part of any request.
+  std::map<std::string, std::string> groups;
 };
 
 struct Arm {
@@ -150,6 +153,8 @@ struct Spec {
   const Seed* find_seed(const std::string& id) const;
   const ast::RubricDecl* find_rubric(const std::string& name) const;
   int judge_index(const std::string& name) const;  ///< -1 when none
+  /// Whether some model declares the grouping `name` (`groups { name "..." }`).
+  bool is_model_group(const std::string& name) const;
   const Panel* find_panel(const std::string& name) const;
   /// The rubric the analyses' scores follow: that of `scores_rater`, else the first rubric.
   const ast::RubricDecl* scored_rubric() const;

@@ -90,10 +90,20 @@ nlohmann::ordered_json run_agreement(const Context& ctx, const ast::AnalysisDecl
   std::vector<const std::vector<ScoreRow>*> rows_of;
   for (const auto& r : raters) {
     const auto* rows = ctx.scores.rows_of(r);
-    if (!rows)
-      throw std::invalid_argument(fmt::format("no scores of rater '{}' (a scores file holds several raters' scores "
-                                              "in a 'rater' column; `mirac run` writes it so)", r));
-    rows_of.push_back(rows);
+    if (rows && !rows->empty()) {
+      rows_of.push_back(rows);
+      continue;
+    }
+    // Not yet scored (people score after the run): said, not an error of the run.
+    const std::string why =
+        !rows ? fmt::format("no scores of rater '{}' (a scores file holds several raters' scores in a 'rater' column, "
+                            "as `mirac run` writes it)", r)
+        : is_human_rater(r) ? fmt::format("no scores of rater '{}' yet (mirac annotate sample, then mirac annotate import)", r)
+                            : fmt::format("no scores of rater '{}' yet", r);
+    ctx.diags.warning(a.name.range, fmt::format("analysis {}: {}", a.name.name, why));
+    j["raters"] = raters;
+    j["error"] = why;
+    return j;
   }
   // Answers are those the first rater scored; `where` and `by` read its rows.
   ScoreTable anchor{ctx.scores.path, ctx.scores.dims, *rows_of[0], raters[0], {}};

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
 #include "engine/judge/judge_phase.hpp"
+#include "engine/analyze/coverage.hpp"
 #include "engine/judge/raters.hpp"
 
 namespace mirac {
@@ -31,7 +33,7 @@ std::vector<std::string> compared_raters(const Spec& spec) {
 
 // The scores the analyses' rater gave in the store, written to `<out_dir>/scores.csv`.
 Outcome scores_from_run(Audit& audit, const std::filesystem::path& out_dir, analyze::ScoreTable& table,
-                        std::filesystem::path& path, std::string& text) {
+                        std::filesystem::path& path, std::string& text, std::unordered_set<std::string>& done) {
   const Spec& spec = audit.spec();
   if (spec.judges.empty())
     return Outcome::fail(kUsageError,
@@ -44,6 +46,7 @@ Outcome scores_from_run(Audit& audit, const std::filesystem::path& out_dir, anal
   auto store = Store::open(audit.run_dir, error);
   if (!store) return Outcome::fail(kUsageError, "mirac: " + error);
   table = rater_scores(spec, audit.plan(), audit.sources(), *store, spec.scores_rater, audit.options.repairs);
+  done = store->done_hashes();
   // The other raters that agreement analyses compare.
   for (const std::string& rater : compared_raters(spec))
     if (rater != spec.scores_rater)
@@ -85,8 +88,9 @@ Outcome analyze_audit(Audit& audit, Analysis& analysis) {
   analyze::ScoreTable table;
   std::filesystem::path scores_path = o.scores;
   std::string scores_text;
+  std::unordered_set<std::string> done;  // stored answers, when the scores come from the store
   Outcome read = from_file ? scores_from_file(audit, table, scores_text, analysis.diagnostics)
-                           : scores_from_run(audit, analysis.out_dir, table, scores_path, scores_text);
+                           : scores_from_run(audit, analysis.out_dir, table, scores_path, scores_text, done);
   if (!read.ok()) return read;
 
   analyze::AnalyzeOptions ao;
@@ -96,6 +100,7 @@ Outcome analyze_audit(Audit& audit, Analysis& analysis) {
   analyze::Output result = analyze::analyze_scores(c.spec, table, ao, c.sources, analysis.diagnostics);
   nlohmann::ordered_json json{{"manifest", analyze::manifest(c.spec, scores_path, scores_text, table, ao)}};
   json.update(result.json);
+  if (!from_file) json["coverage"] = analyze::score_coverage(c.spec, c.plan, done, table, analysis.diagnostics);
   result.json = std::move(json);
   analysis.output = std::move(result);
   analysis.score_rows = table.rows.size();

@@ -17,6 +17,7 @@ std::string variable_value(const Spec& spec, const ScoreRow& row, const std::str
   int f = spec.factor_index(variable);
   if (f >= 0) return spec.factors[f].levels[row.levels[f]].name.name;
   if (variable == "model") return spec.models[row.model].name;
+  if (auto g = spec.models[row.model].groups.find(variable); g != spec.models[row.model].groups.end()) return g->second;
   if (variable == "arm") return spec.arms[row.arm].name;
   const Seed& seed = spec.seeds[row.seed];
   if (variable == "seed") return seed.id;
@@ -37,7 +38,8 @@ std::string variable_value(const Spec& spec, const ScoreRow& row, const std::str
 }
 
 bool is_variable(const Spec& spec, const std::string& variable) {
-  if (spec.factor_index(variable) >= 0 || variable == "model" || variable == "arm" || variable == "seed" || variable == "cell")
+  if (spec.factor_index(variable) >= 0 || variable == "model" || variable == "arm" || variable == "seed" || variable == "cell" ||
+      spec.is_model_group(variable))
     return true;
   for (const auto& info : spec.seed_fields)
     if (info.name == variable) return true;

@@ -1,0 +1,93 @@
+#include "engine/analyze/coverage.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace mirac::analyze {
+
+namespace {
+
+std::string row_key(int seed, int model, int arm, const std::vector<int>& levels) {
+  std::string key = fmt::format("{}|{}|{}", seed, model, arm);
+  for (int l : levels) key += fmt::format("|{}", l);
+  return key;
+}
+
+struct Count {
+  std::size_t answers = 0, unscored = 0;
+  double share() const { return answers ? static_cast<double>(unscored) / static_cast<double>(answers) : 0.0; }
+};
+
+nlohmann::ordered_json count_json(const Count& c) {
+  return {{"answers", c.answers}, {"unscored", c.unscored}, {"share", c.share()}};
+}
+
+}  // namespace
+
+nlohmann::ordered_json score_coverage(const Spec& spec, const Plan& plan, const std::unordered_set<std::string>& done,
+                                      const ScoreTable& table, Diagnostics& diags) {
+  std::unordered_set<std::string> scored;
+  for (const auto& r : table.rows) scored.insert(row_key(r.seed, r.model, r.arm, r.levels));
+  Count all;
+  std::vector<Count> by_model(spec.models.size());
+  std::vector<std::vector<Count>> by_level(spec.factors.size());
+  for (std::size_t f = 0; f < spec.factors.size(); ++f) by_level[f].resize(spec.factors[f].levels.size());
+  for (const auto& r : plan.requests) {
+    if (!done.count(r.call.hash)) continue;  // no answer, nothing to score
+    const PromptRow& p = plan.prompts[r.prompt];
+    const Seed* seed = spec.find_seed(p.seed);
+    const bool unscored = !seed || !scored.count(row_key(static_cast<int>(seed - spec.seeds.data()), r.model, r.arm, p.levels));
+    auto add = [&](Count& c) { ++c.answers, c.unscored += unscored; };
+    add(all);
+    add(by_model[static_cast<std::size_t>(r.model)]);
+    for (std::size_t f = 0; f < spec.factors.size(); ++f) add(by_level[f][static_cast<std::size_t>(p.levels[f])]);
+  }
+  nlohmann::ordered_json j{{"rater", table.rater}, {"answers", all.answers}, {"scored", all.answers - all.unscored},
+                           {"unscored", all.unscored}};
+  // Where the rater is declared: the warning's place.
+  SourceRange at;
+  if (int k = spec.judge_index(table.rater); k >= 0) at = spec.judges[static_cast<std::size_t>(k)].range;
+  else if (const Panel* p = spec.find_panel(table.rater)) at = p->range;
+  auto skew = [&](const std::string& what, const std::vector<std::pair<std::string, Count>>& groups) {
+    const auto [lo, hi] = std::minmax_element(groups.begin(), groups.end(), [](const auto& a, const auto& b) {
+      return a.second.share() < b.second.share();
+    });
+    if (groups.size() < 2 || hi->second.share() - lo->second.share() <= kUnscoredSkew) return;
+    diags.warning(at, fmt::format("{} left {:.1f}% of the answers unscored at {} but {:.1f}% at {}; unscored answers are "
+                                  "left out of every analysis, so comparisons over {} are skewed by it (mirac status "
+                                  "shows the judge states)",
+                                  table.rater, 100 * hi->second.share(), hi->first, 100 * lo->second.share(), lo->first,
+                                  what));
+  };
+  nlohmann::ordered_json models = nlohmann::ordered_json::array();
+  std::vector<std::pair<std::string, Count>> model_groups;
+  for (std::size_t m = 0; m < spec.models.size(); ++m) {
+    if (by_model[m].answers == 0) continue;
+    nlohmann::ordered_json row{{"model", spec.models[m].name}};
+    row.update(count_json(by_model[m]));
+    models.push_back(std::move(row));
+    model_groups.emplace_back("model=" + spec.models[m].name, by_model[m]);
+  }
+  if (all.unscored > 0) skew("model", model_groups);
+  j["by_model"] = std::move(models);
+  nlohmann::ordered_json factors = nlohmann::ordered_json::array();
+  for (std::size_t f = 0; f < spec.factors.size(); ++f) {
+    nlohmann::ordered_json levels = nlohmann::ordered_json::array();
+    std::vector<std::pair<std::string, Count>> level_groups;
+    for (std::size_t l = 0; l < spec.factors[f].levels.size(); ++l) {
+      if (by_level[f][l].answers == 0) continue;
+      nlohmann::ordered_json row{{"level", spec.factors[f].levels[l].name.name}};
+      row.update(count_json(by_level[f][l]));
+      levels.push_back(std::move(row));
+      level_groups.emplace_back(spec.factors[f].name + "=" + spec.factors[f].levels[l].name.name, by_level[f][l]);
+    }
+    if (all.unscored > 0) skew(spec.factors[f].name, level_groups);
+    factors.push_back({{"factor", spec.factors[f].name}, {"levels", std::move(levels)}});
+  }
+  j["by_factor"] = std::move(factors);
+  return j;
+}
+
+}  // namespace mirac::analyze

@@ -1,0 +1,28 @@
+// coverage.hpp: which stored answers the analyses' rater left unscored (a judge reply that
+// stayed unusable, a failed or pending judge call), in all and per model and factor level.
+// Unscored answers are left out of every analysis; when their share differs between the
+// levels of a factor, every contrast over that factor is biased by it, so that is warned
+// about at the rater's declaration.
+#pragma once
+
+#include <string>
+#include <unordered_set>
+
+#include <nlohmann/json.hpp>
+
+#include "interpreter/plan.hpp"
+#include "interpreter/scores.hpp"
+
+namespace mirac::analyze {
+
+/// Share differences (between levels of one factor, or between models) above this are
+/// warned about.
+inline constexpr double kUnscoredSkew = 0.05;
+
+/// results.json's `coverage`: `rater`, `answers`, `scored`, `unscored`, `by_model` and
+/// `by_factor` (each level's answers, unscored and share). `done` holds the hashes of the
+/// stored answers; `table` is what the analyses read.
+nlohmann::ordered_json score_coverage(const Spec& spec, const Plan& plan, const std::unordered_set<std::string>& done,
+                                      const ScoreTable& table, Diagnostics& diags);
+
+}  // namespace mirac::analyze
