@@ -82,6 +82,7 @@ MIRAC_ERROR(pairing, "expected 'pair(factor: a vs b)'");
 MIRAC_ERROR(flag_when, "expected the flag's condition");
 MIRAC_ERROR(flag_body, "expected 'pair(factor: a vs b) when ...' or a condition");
 MIRAC_ERROR(ident_list, "expected a name");
+MIRAC_ERROR(scored_by, "expected who scores the dimension: judge, human or both");
 MIRAC_ERROR(panel_aggregate, "expected how the panel combines its judges: mean(...) or median(...)");
 MIRAC_ERROR(panel_members, "expected the names of the panel's judges");
 MIRAC_ERROR(formula_term, "expected a term: a name, a:b, a*b or (1 | group)");

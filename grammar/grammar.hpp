@@ -231,7 +231,9 @@ struct describe_item : seq<TAO_PEGTL_KEYWORD("describe"), ws, must<string_lit>> 
 struct na_item : seq<TAO_PEGTL_KEYWORD("na"), ws, must<TAO_PEGTL_KEYWORD("when")>, ws, must<expr>> {};
 struct against_item : seq<TAO_PEGTL_KEYWORD("against"), ws, must<expr>> {};
 struct note_item : seq<TAO_PEGTL_KEYWORD("note"), ws, must<string_lit>> {};
-struct dim_item : sor<anchor, describe_item, na_item, against_item, note_item> {};
+struct scored_by : ident {};
+struct scored_item : seq<TAO_PEGTL_KEYWORD("scored"), ws, must<TAO_PEGTL_KEYWORD("by")>, ws, must<scored_by>> {};
+struct dim_item : sor<anchor, describe_item, na_item, against_item, note_item, scored_item> {};
 struct dim_title : string_lit {};
 struct dim_decl : seq<TAO_PEGTL_KEYWORD("dim"), ws, must<ident>, ws, must<dim_title>, ws, must<lbrace>, ws, star<dim_item, ws>, must<rbrace>> {};
 struct order_step : ident_list {};

@@ -352,7 +352,11 @@ struct DimDecl {
   std::optional<Expr> na_when;
   std::optional<Expr> against;
   std::vector<StringLit> notes;
+  /// `scored by human`: people score it, the judge is not asked (judge, both: the judge
+  /// scores it, people may too; the default).
+  std::optional<Ident> scored_by;
   SourceRange range;
+  bool human_only() const { return scored_by && scored_by->name == "human"; }
 };
 struct RubricDecl {
   Ident name;

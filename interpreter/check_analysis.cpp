@@ -198,6 +198,18 @@ class Checker {
           diags_.error(a.score.range, fmt::format("score {} has two anchors", n->text));
       }
       if (d.na_when) names(*d.na_when, env);
+      if (d.scored_by && d.scored_by->name != "judge" && d.scored_by->name != "human" && d.scored_by->name != "both")
+        diags_.error(d.scored_by->range, with_suggestion(fmt::format("'scored by {}': a dimension is scored by judge, "
+                                                                     "human or both",
+                                                                     d.scored_by->name),
+                                                         d.scored_by->name, {"judge", "human", "both"}));
+      // The judge cannot apply an N/A rule that reads what only people score.
+      if (d.na_when && !d.human_only())
+        for (const auto& other : r.dims)
+          if (other.human_only() && source_mentions(*d.na_when, other.name.name))
+            diags_.error(d.na_when->range, fmt::format("{}'s N/A rule reads {}, which only people score; the judge "
+                                                       "cannot apply it",
+                                                       d.name.name, other.name.name));
       if (d.against) {
         const auto* f = std::get_if<ast::Field>(&d.against->node);
         const auto* base = f ? std::get_if<ast::Name>(&f->base->node) : nullptr;
@@ -219,6 +231,14 @@ class Checker {
           diags_.error(id.range, fmt::format("dimension '{}' appears twice in the scoring order", id.name));
       }
     }
+  }
+
+  // Whether `e` names `name` anywhere (a dimension read by a condition).
+  static bool source_mentions(const ast::Expr& e, const std::string& name) {
+    if (const auto* n = std::get_if<ast::Name>(&e.node)) return n->name == name;
+    if (const auto* b = std::get_if<ast::Binary>(&e.node)) return source_mentions(*b->lhs, name) || source_mentions(*b->rhs, name);
+    if (const auto* u = std::get_if<ast::Unary>(&e.node)) return source_mentions(*u->operand, name);
+    return false;
   }
 
   void flag(const ast::FlagDecl& f) const {
@@ -454,10 +474,13 @@ class Checker {
       if (!r) return;
       for (const auto& arg : a.args) {
         const std::string dim = name_of_expr(arg);
-        bool has = false;
-        for (const auto& d : r->dims) has = has || d.name.name == dim;
-        if (!dim.empty() && !has)
+        const ast::DimDecl* found = nullptr;
+        for (const auto& d : r->dims)
+          if (d.name.name == dim) found = &d;
+        if (!dim.empty() && !found)
           diags_.error(e.range, fmt::format("rater '{}' applies rubric '{}', which has no dimension {}", name, rubric, dim));
+        else if (found && found->human_only())
+          diags_.error(e.range, fmt::format("rater '{}' does not score {}: only people do (scored by human)", name, dim));
       }
     };
     for (const auto& v : o.values) {

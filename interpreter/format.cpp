@@ -516,6 +516,7 @@ class Printer {
       line("against " + ex(*dim.against));
     }
     for (const auto& n : dim.notes) line("note " + str(n));
+    if (dim.scored_by) line("scored by " + dim.scored_by->name);
     close(&dim.range);
   }
 
@@ -740,7 +741,8 @@ std::string d_dim(const ast::DimDecl& x) {
             {q(x.title), opt(x.description, q), anchors,
              opt(x.na_when, [](const ast::Expr& e) { return sx("na", {dx(e)}); }),
              opt(x.against, [](const ast::Expr& e) { return sx("against", {dx(e)}); }),
-             join(x.notes, " ", [](const auto& n) { return sx("note", {q(n)}); })});
+             join(x.notes, " ", [](const auto& n) { return sx("note", {q(n)}); }),
+             opt(x.scored_by, [](const ast::Ident& i) { return sx("scored_by", {i.name}); })});
 }
 std::string d(const ast::RubricDecl& r) {
   std::string order = r.order.empty() ? "" : sx_list("order", r.order, [](const auto& s) { return d_idents("step", s); });

@@ -28,15 +28,25 @@ std::string source_of(const SourceManager& sources, const SourceRange& r) {
 
 std::string number_text(double v) { return fmt::format("{}", v); }
 
-// Dimensions grouped by `order` steps; without an order, one step per dimension.
+bool human_only(const ast::RubricDecl& rubric, const std::string& dim) {
+  for (const auto& d : rubric.dims)
+    if (d.name.name == dim) return d.human_only();
+  return false;
+}
+
+// The judge's dimensions grouped by `order` steps; without an order, one step per
+// dimension. Dimensions only people score are left out (a step of them, entirely).
 std::vector<std::vector<std::string>> steps_of(const ast::RubricDecl& rubric) {
   std::vector<std::vector<std::string>> steps;
   for (const auto& step : rubric.order) {
-    steps.emplace_back();
-    for (const auto& d : step) steps.back().push_back(d.name);
+    std::vector<std::string> judged;
+    for (const auto& d : step)
+      if (!human_only(rubric, d.name)) judged.push_back(d.name);
+    if (!judged.empty()) steps.push_back(std::move(judged));
   }
-  if (steps.empty())
-    for (const auto& d : rubric.dims) steps.push_back({d.name.name});
+  if (rubric.order.empty())
+    for (const auto& d : rubric.dims)
+      if (!d.human_only()) steps.push_back({d.name.name});
   return steps;
 }
 
@@ -85,6 +95,7 @@ JudgeBuilder::JudgeBuilder(const Spec& spec, const SourceManager& sources, int j
   t += "Score the dimensions in this order, finishing each step before the next: " + join(step_texts, "; then ") +
        ".\n";
   for (const auto& d : rubric_->dims) {
+    if (d.human_only()) continue;  // people score it; the judge is not asked
     t += fmt::format("\n{}: {}\n", d.name.name, d.title.value);
     if (d.description) t += "  " + d.description->value + "\n";
     for (const auto& a : d.anchors) {
@@ -97,7 +108,8 @@ JudgeBuilder::JudgeBuilder(const Spec& spec, const SourceManager& sources, int j
     for (const auto& n : d.notes) t += "  Note: " + n.value + "\n";
   }
   std::vector<std::string> keys;
-  for (const auto& d : dims_) keys.push_back("\"" + d + "\"");
+  for (const auto& d : rubric_->dims)
+    if (!d.human_only()) keys.push_back("\"" + d.name.name + "\"");
   t += fmt::format(
       "\nReply with one JSON object and nothing else. {}{} and \"rationale\". Each score is a whole "
       "number from {} to {}, or null where the dimension is not applicable. \"rationale\" is an object with the "
@@ -113,7 +125,9 @@ nlohmann::json JudgeBuilder::reply_schema() const {
   nlohmann::json scale = nlohmann::json::array();
   for (double v = lo_; v <= hi_; v += 1) scale.push_back(static_cast<long>(v));
   scale.push_back(nullptr);
-  for (const auto& d : dims_) {
+  for (const auto& dim : rubric_->dims) {
+    if (dim.human_only()) continue;
+    const std::string& d = dim.name.name;
     properties[d] = {{"type", {"integer", "null"}}, {"enum", scale}};
     rationale[d] = {{"type", "string"}};
     required.push_back(d);
@@ -207,7 +221,9 @@ JudgedScores ScoreReader::read(const Plan& plan, const RequestRow& request, cons
   }
   std::vector<std::string> problems;
   std::vector<bool> said_na(dims.size(), false);
+  const auto& rubric_dims = builder_.rubric().dims;
   for (std::size_t d = 0; d < dims.size(); ++d) {
+    if (rubric_dims[d].human_only()) continue;  // N/A in the judge's scores: people give it
     auto it = obj->find(dims[d]);
     if (it == obj->end()) {
       problems.push_back(fmt::format("{} is missing", dims[d]));
@@ -255,6 +271,7 @@ JudgedScores ScoreReader::read(const Plan& plan, const RequestRow& request, cons
   const auto& rubric = builder_.rubric();
   for (std::size_t d = 0; d < dims.size() && row.seed >= 0; ++d) {
     bool na = false;
+    if (rubric.dims[d].human_only()) continue;
     if (rubric.dims[d].na_when) {
       try {
         na = analyze::holds(*rubric.dims[d].na_when, spec_, table, row);

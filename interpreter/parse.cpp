@@ -471,6 +471,8 @@ class Builder {
             dim.against = expr(*di.children.at(0));
           } else if (di.is_type<g::note_item>()) {
             dim.notes.push_back(string(*di.children.at(0)));
+          } else if (di.is_type<g::scored_item>()) {
+            dim.scored_by = ident(*di.children.at(0));
           }
         }
         r.dims.push_back(std::move(dim));

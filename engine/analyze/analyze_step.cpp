@@ -46,6 +46,8 @@ Outcome scores_from_run(Audit& audit, const std::filesystem::path& out_dir, anal
   auto store = Store::open(audit.run_dir, error);
   if (!store) return Outcome::fail(kUsageError, "mirac: " + error);
   table = rater_scores(spec, audit.plan(), audit.sources(), *store, spec.scores_rater, audit.options.repairs);
+  if (!is_human_rater(spec.scores_rater))  // what only people score comes from their annotations
+    fill_human_dimensions(spec, table, rater_scores(spec, audit.plan(), audit.sources(), *store, "human", 0));
   done = store->done_hashes();
   // The other raters that agreement analyses compare.
   for (const std::string& rater : compared_raters(spec))

@@ -142,6 +142,29 @@ analyze::ScoreTable rater_scores(const Spec& spec, const Plan& plan, const Sourc
   return table;
 }
 
+void fill_human_dimensions(const Spec& spec, analyze::ScoreTable& table, const analyze::ScoreTable& human) {
+  const ast::RubricDecl* rubric = spec.scored_rubric();
+  if (!rubric) return;
+  std::vector<std::pair<int, int>> columns;  // (table's, human's) index of each human-only dimension
+  for (const auto& d : rubric->dims)
+    if (d.human_only()) columns.emplace_back(table.dim_index(d.name.name), human.dim_index(d.name.name));
+  if (columns.empty()) return;
+  auto key = [](const analyze::ScoreRow& r) {
+    std::string k = std::to_string(r.seed) + "|" + std::to_string(r.model) + "|" + std::to_string(r.arm);
+    for (int l : r.levels) k += "|" + std::to_string(l);
+    return k;
+  };
+  std::unordered_map<std::string, const analyze::ScoreRow*> by_answer;
+  for (const auto& r : human.rows) by_answer.emplace(key(r), &r);
+  for (auto& r : table.rows) {
+    auto it = by_answer.find(key(r));
+    for (const auto& [t, h] : columns)
+      if (t >= 0) r.scores[static_cast<std::size_t>(t)] = it != by_answer.end() && h >= 0
+                                                               ? it->second->scores[static_cast<std::size_t>(h)]
+                                                               : std::numeric_limits<double>::quiet_NaN();
+  }
+}
+
 void add_other_rater(analyze::ScoreTable& table, const analyze::ScoreTable& other) {
   analyze::RaterRows rows{other.rater, {}};
   rows.rows.reserve(other.rows.size());

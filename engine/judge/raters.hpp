@@ -27,6 +27,10 @@ void combine_panel(const Spec& spec, const Panel& panel, const analyze::ScoreTab
 analyze::ScoreTable rater_scores(const Spec& spec, const Plan& plan, const SourceManager& sources, Store& store,
                                  const std::string& rater, int max_repairs);
 
+/// The dimensions of the analyses' rubric that only people score (`scored by human`), taken
+/// into `table` from `human` (people's scores of the same answers; N/A where none).
+void fill_human_dimensions(const Spec& spec, analyze::ScoreTable& table, const analyze::ScoreTable& human);
+
 /// Adds `other`'s rows to `table.others`, on `table`'s dimensions (N/A where `other`'s
 /// rubric has no such dimension).
 void add_other_rater(analyze::ScoreTable& table, const analyze::ScoreTable& other);
