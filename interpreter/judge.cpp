@@ -166,8 +166,13 @@ std::string JudgeBuilder::message(const Plan& plan, const RequestRow& request, c
   return m;
 }
 
+long long JudgeBuilder::token_limit() const {
+  const auto& p = judge().params;
+  return p.contains("max_tokens") && p["max_tokens"].is_number_integer() ? p["max_tokens"].get<long long>() : 1024;
+}
+
 ModelCall JudgeBuilder::call(const Plan& plan, const RequestRow& request, const std::string& answer,
-                             const std::string& repair, int round) const {
+                             const std::string& repair, int round, long long max_tokens) const {
   const Judge& j = judge();
   ModelCall c;
   auto provider = spec_.providers.find(j.provider);
@@ -186,6 +191,7 @@ ModelCall JudgeBuilder::call(const Plan& plan, const RequestRow& request, const 
                           repair);
   c.params = j.params;
   c.params.erase("price");
+  if (max_tokens > 0) c.params["max_tokens"] = max_tokens;
   // OpenAI enforces a schema given as structured output; other providers get the
   // format in the instructions only (their JSON modes differ or do not exist).
   if (c.provider == "openai" && !(c.params.contains("extra") && c.params["extra"].contains("response_format")))

@@ -41,8 +41,12 @@ class JudgeBuilder {
   /// The judge's request for one answer. `repair` (empty for the first attempt) is what was
   /// wrong with the reply of round `round - 1`; a repair request restates it with its round,
   /// so it has its own hash even when a judge repeats a mistake.
+  /// `max_tokens` (when > 0) replaces the judge's token limit: the repair of a reply cut at
+  /// its limit asks again with room to finish.
   ModelCall call(const Plan& plan, const RequestRow& request, const std::string& answer,
-                 const std::string& repair = "", int round = 1) const;
+                 const std::string& repair = "", int round = 1, long long max_tokens = 0) const;
+  /// The judge's own token limit (`max_tokens`, else 1024, the scheduler's default).
+  long long token_limit() const;
 
  private:
   const Spec& spec_;

@@ -19,8 +19,9 @@ std::vector<JudgeState> resolve_judging(const Spec& spec, const Plan& plan, cons
     std::optional<Store::Brief> answer = store.brief(row.call.hash);
     if (!answer || answer->status != "done") continue;  // no_answer
     std::string repair;
+    long long limit = 0;  // the judge's own, until a reply is cut at it
     for (int round = 0;; ++round) {
-      ModelCall call = judge.call(plan, row, answer->text, repair, round);
+      ModelCall call = judge.call(plan, row, answer->text, repair, round, limit);
       state.round = round;
       state.judge_hash = call.hash;
       std::optional<Store::Brief> reply = store.brief(call.hash);
@@ -42,8 +43,14 @@ std::vector<JudgeState> resolve_judging(const Spec& spec, const Plan& plan, cons
         break;
       }
       state.kind = JudgeState::Kind::invalid;
+      if (reply->truncated) {
+        // Cut at its token limit: the same request would be cut again. The repair doubles
+        // the limit and asks for shorter rationales.
+        state.scores.problem = "the reply was cut off at its token limit (" + state.scores.problem + ")";
+        limit = std::min<long long>(2 * (limit > 0 ? limit : judge.token_limit()), 32768);
+      }
       if (round >= max_repairs) break;
-      repair = state.scores.problem;
+      repair = reply->truncated ? state.scores.problem + "; keep each rationale under 15 words" : state.scores.problem;
     }
   }
   return out;

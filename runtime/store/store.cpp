@@ -334,10 +334,10 @@ bool Store::import_answers(const std::vector<AnswerRecord>& answers, std::size_t
 }
 
 std::optional<Store::Brief> Store::brief(const std::string& hash) {
-  Stmt q(impl_->db, "SELECT status,text,cause FROM answers WHERE hash = ?");
+  Stmt q(impl_->db, "SELECT status,text,cause,truncated FROM answers WHERE hash = ?");
   q.bind(1, hash);
   if (!q.ok() || q.step() != SQLITE_ROW) return std::nullopt;
-  return Brief{q.text(0), q.text(1), q.text(2)};
+  return Brief{q.text(0), q.text(1), q.text(2), q.text(3) == "1"};
 }
 
 std::optional<AnswerRecord> Store::answer(const std::string& hash) {

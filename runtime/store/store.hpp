@@ -97,6 +97,7 @@ class Store {
   /// response bodies that make answer() costly over tens of thousands of hashes.
   struct Brief {
     std::string status, text, cause;
+    bool truncated = false;  ///< the reply was cut at its token limit
   };
   std::optional<Brief> brief(const std::string& hash);
   std::vector<AttemptRecord> attempts(const std::string& hash);

@@ -132,3 +132,31 @@ TEST_CASE("two judges, a panel and their agreement end to end against the fake p
   CHECK(report.find("judges") != std::string::npos);
   CHECK(report.find("QWK") != std::string::npos);
 }
+
+TEST_CASE("a judge reply cut at its token limit is repaired with a higher limit, not sent again as it was") {
+  mirac::test::TempDir tmp("judge_cut");
+  mirac::fake::FakeServer server(mirac::fake::FakeServerOptions{});
+  std::string error;
+  REQUIRE(server.start(error));
+  const std::string spec = tmp.path("cut.audit"), store = tmp.path("run");
+  std::ofstream(spec) << "audit cut {}\nprovider fake { protocol openai_chat base_url \"" + server.base_url() +
+                             "\" key_env \"OPENAI_API_KEY\" concurrency 8 }\nfactor tone { plain warm }\n"
+                             "seeds { seed q1 { question = \"judge-cut: a long question?\" } seed q2 { question = \"short?\" } }\n"
+                             "prompt { id \"{seed.id}_{tone}\" text seed.question }\nmodel gpt = fake(\"gpt-test\")\n"
+                             "rubric tiny {\n  scale 1..5\n  dim D1 \"Depth\" { 1 \"Deep\" 5 \"Shallow\" }\n}\n"
+                             "judge j = fake(\"judge-a\") { rubric tiny max_tokens 1000 }\n";
+  auto run = mirac::test::invoke({"run", spec, "--store", store, "--resamples", "50"}, server.base_url());
+  INFO(run.out << run.err);
+  REQUIRE(run.code == 0);
+  CHECK(run.out.find("judge j: 4 answers, 4 scored, 0 unusable replies") != std::string::npos);
+  // The two cut replies were asked again with twice the limit and a request for brevity.
+  std::size_t repairs = 0;
+  for (const auto& body : server.bodies()) {
+    const auto j = Json::parse(body);
+    if (j.value("model", "") != "judge-a" || j.value("max_tokens", 0) != 2000) continue;
+    ++repairs;
+    CHECK(body.find("cut off at its token limit") != std::string::npos);
+    CHECK(body.find("keep each rationale under 15 words") != std::string::npos);
+  }
+  CHECK(repairs == 2);
+}

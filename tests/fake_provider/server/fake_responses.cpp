@@ -263,6 +263,13 @@ FakeServer::Response FakeServer::respond(const Request& req) {
   }
   if (fail == "slow") res.delay_s += d.count("slow") ? std::stod(d["slow"]) / 1000.0 : 30;
   if (fail == "length") finish = anthropic ? "max_tokens" : "length";
+  // A judge asked about an answer marked "judge-cut" runs out of tokens below 2,000: its
+  // JSON is cut off, as a long rationale would be.
+  if (user.find("judge-cut") != std::string::npos && system.find("Its keys are ") != std::string::npos &&
+      body.is_object() && body.value("max_tokens", 0) < 2000) {
+    text = text.substr(0, text.size() / 2);
+    finish = anthropic ? "max_tokens" : "length";
+  }
   if (fail == "refusal") refusal = true;
 
   long long in_tokens = static_cast<long long>(user.size() / 4 + 8), out_tokens = 12;
