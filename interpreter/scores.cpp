@@ -15,6 +15,17 @@ int ScoreTable::dim_index(const std::string& name) const {
   return -1;
 }
 
+ScoreRow score_row_of(const Spec& spec, const Plan& plan, const RequestRow& r) {
+  const PromptRow& p = plan.prompts[r.prompt];
+  const Seed* seed = spec.find_seed(p.seed);
+  ScoreRow row;
+  row.seed = seed ? static_cast<int>(seed - spec.seeds.data()) : -1;
+  row.model = r.model;
+  row.arm = r.arm;
+  row.levels = p.levels;
+  return row;
+}
+
 const std::vector<ScoreRow>* ScoreTable::rows_of(const std::string& name) const {
   if (name == rater) return &rows;
   for (const auto& o : others)

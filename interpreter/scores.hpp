@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "interpreter/data.hpp"
+#include "interpreter/plan.hpp"
 #include "interpreter/spec.hpp"
 
 namespace mirac::analyze {
@@ -42,6 +43,10 @@ struct ScoreTable {
 };
 
 inline bool is_na(double score) { return std::isnan(score); }
+
+/// The row of the plan's request `r`: its seed (-1 when the seed is unknown), model, arm and
+/// levels; no scores yet.
+ScoreRow score_row_of(const Spec& spec, const Plan& plan, const RequestRow& r);
 
 /// The dimensions analyze reads: those of the rubric the first judge applies, else of the
 /// first rubric.

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "engine/annotate/sample.hpp"
+#include "runtime/report/svg.hpp"
 
 namespace mirac {
 
@@ -146,28 +147,14 @@ std::string script_safe(const std::string& json) {
   return out;
 }
 
-std::string escape_html(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string annotation_page(const nlohmann::ordered_json& data) {
   const std::string title = "Annotate " + data.value("spec", std::string("audit"));
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
-                     escape_html(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
-  html += "<header><h1>" + escape_html(title) +
+                     report::xml_escape(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
+  html += "<header><h1>" + report::xml_escape(title) +
           "</h1><span id=\"position\"></span><span id=\"progress\" class=\"progress\"></span></header>\n"
           "<main>\n<div>\n<section><h2>Prompt</h2><div id=\"prompt\" class=\"text\"></div></section>\n"
           "<section><h2>Answer</h2><div id=\"answer\" class=\"text\"></div></section>\n"

@@ -15,17 +15,6 @@ namespace mirac {
 
 namespace {
 
-analyze::ScoreRow row_of(const Spec& spec, const Plan& plan, const RequestRow& r) {
-  analyze::ScoreRow row;
-  const PromptRow& p = plan.prompts[r.prompt];
-  const Seed* seed = spec.find_seed(p.seed);
-  row.seed = seed ? static_cast<int>(seed - spec.seeds.data()) : 0;
-  row.model = r.model;
-  row.arm = r.arm;
-  row.levels = p.levels;
-  return row;
-}
-
 // Fisher-Yates with the bootstrap's generator-independent draws, so a seed gives the same
 // sample with every standard library.
 void shuffle(std::vector<std::size_t>& v, std::mt19937_64& rng) {
@@ -88,7 +77,8 @@ Outcome sample_answers(const Audit& audit, Store& store, const SampleOptions& o,
   for (std::size_t i = 0; i < plan.requests.size(); ++i) {
     const RequestRow& r = plan.requests[i];
     if (!done.count(r.call.hash) || !seen.insert(r.call.hash).second) continue;
-    const analyze::ScoreRow row = row_of(spec, plan, r);
+    const analyze::ScoreRow row = analyze::score_row_of(spec, plan, r);
+    if (row.seed < 0) continue;
     std::vector<std::string> key;
     for (const auto& v : o.stratify) key.push_back(analyze::variable_value(spec, row, v));
     by_stratum[key].push_back(i);

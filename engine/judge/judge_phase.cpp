@@ -136,14 +136,7 @@ analyze::ScoreTable scores_from_store(const Spec& spec, const Plan& plan, const 
   std::vector<JudgeState> states = resolve_judging(spec, plan, judge, store, rows, max_repairs);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     if (states[i].kind != JudgeState::Kind::scored) continue;
-    const RequestRow& r = plan.requests[i];
-    const PromptRow& p = plan.prompts[r.prompt];
-    const Seed* seed = spec.find_seed(p.seed);
-    analyze::ScoreRow row;
-    row.seed = seed ? static_cast<int>(seed - spec.seeds.data()) : -1;
-    row.model = r.model;
-    row.arm = r.arm;
-    row.levels = p.levels;
+    analyze::ScoreRow row = analyze::score_row_of(spec, plan, plan.requests[i]);
     row.scores = states[i].scores.scores;
     row.line = table.rows.size() + 2;  // its line in scores_csv()
     table.rows.push_back(std::move(row));

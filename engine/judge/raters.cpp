@@ -53,11 +53,7 @@ analyze::ScoreTable human_scores(const Spec& spec, const Plan& plan, const std::
   for (const auto& r : plan.requests) {
     auto it = given.find(r.call.hash);
     if (it == given.end()) continue;
-    const PromptRow& p = plan.prompts[r.prompt];
-    const Seed* seed = spec.find_seed(p.seed);
-    analyze::ScoreRow row;
-    row.seed = seed ? static_cast<int>(seed - spec.seeds.data()) : -1;
-    row.model = r.model, row.arm = r.arm, row.levels = p.levels;
+    analyze::ScoreRow row = analyze::score_row_of(spec, plan, r);
     for (const auto& d : table.dims) {
       double value = std::numeric_limits<double>::quiet_NaN();
       if (auto v = it->second.find(d); v != it->second.end()) {
@@ -127,14 +123,7 @@ analyze::ScoreTable rater_scores(const Spec& spec, const Plan& plan, const Sourc
     for (const auto& s : states)
       if (s[i].kind == JudgeState::Kind::scored) members.push_back(s[i].scores.scores);
     if (members.size() != states.size()) continue;  // not yet scored by every judge
-    const RequestRow& r = plan.requests[i];
-    const PromptRow& p = plan.prompts[r.prompt];
-    const Seed* seed = spec.find_seed(p.seed);
-    analyze::ScoreRow row;
-    row.seed = seed ? static_cast<int>(seed - spec.seeds.data()) : -1;
-    row.model = r.model;
-    row.arm = r.arm;
-    row.levels = p.levels;
+    analyze::ScoreRow row = analyze::score_row_of(spec, plan, plan.requests[i]);
     combine_panel(spec, *panel, table, members, row);
     row.line = table.rows.size() + 2;  // its line in scores_csv()
     table.rows.push_back(std::move(row));
