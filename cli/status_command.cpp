@@ -38,12 +38,29 @@ void print_counts(const Spec& spec, const RunStatus& g, std::ostream& out) {
 }
 
 // The wording of `mirac run`'s judge summary, so the two read alike.
-void print_judging(const std::vector<JudgingCounts>& judging, int repairs, std::ostream& out) {
+// The wording of `mirac run`'s judge summary, so the two read alike; then the levels whose
+// unscored share stands out, since the analyses leave those answers out.
+void print_judging(const Spec& spec, const std::vector<JudgingCounts>& judging, int repairs, std::ostream& out) {
   if (judging.empty()) return;
   out << fmt::format("\njudging (at most {} repair rounds):\n", repairs);
-  for (const auto& j : judging)
+  for (const auto& j : judging) {
     out << fmt::format("judge {}: {} answers, {} scored, {} unusable replies, {} failed, {} pending\n", j.judge,
                        j.answers, j.scored, j.invalid, j.failed, j.pending);
+    for (std::size_t f = 0; f < j.by_level.size(); ++f) {
+      double lo = 1, hi = 0;
+      std::string lo_level, hi_level;
+      for (std::size_t l = 0; l < j.by_level[f].size(); ++l) {
+        const JudgeStates& s = j.by_level[f][l];
+        if (s.answers == 0) continue;
+        const double share = static_cast<double>(s.unscored()) / static_cast<double>(s.answers);
+        if (share < lo) lo = share, lo_level = spec.factors[f].levels[l].name.name;
+        if (share > hi) hi = share, hi_level = spec.factors[f].levels[l].name.name;
+      }
+      if (hi - lo > 0.05)
+        out << fmt::format("  warning: {:.1f}% unscored at {}={} but {:.1f}% at {}={}: the analyses leave them out\n",
+                           100 * hi, spec.factors[f].name, hi_level, 100 * lo, spec.factors[f].name, lo_level);
+    }
+  }
 }
 
 int print_status(const AuditOptions& o, bool json, std::ostream& out, std::ostream& err) {
@@ -61,7 +78,7 @@ int print_status(const AuditOptions& o, bool json, std::ostream& out, std::ostre
   out << fmt::format("status {}: {}, store {}{}\n", audit.spec().name, selection, audit.run_dir.string(),
                      status.store_exists ? "" : " (nothing run yet)");
   print_counts(audit.spec(), status, out);
-  print_judging(status.judging, o.repairs, out);
+  print_judging(audit.spec(), status.judging, o.repairs, out);
   out << fmt::format("spend so far: ${:.2f}\n", status.spend_usd);
   return kOk;
 }

@@ -86,17 +86,24 @@ std::vector<JudgingCounts> count_judging(const Audit& audit, Store* store, const
     JudgingCounts counts;
     counts.judge = spec.judges[j].name;
     counts.model = spec.judges[j].model;
+    counts.by_level.resize(spec.factors.size());
+    for (std::size_t f = 0; f < spec.factors.size(); ++f) counts.by_level[f].resize(spec.factors[f].levels.size());
     if (store && !done.empty()) {
       JudgeBuilder judge(spec, audit.sources(), static_cast<int>(j));
-      for (const JudgeState& s : resolve_judging(spec, audit.plan(), judge, *store, done, audit.options.repairs)) {
-        switch (s.kind) {
-          case JudgeState::Kind::no_answer: continue;  // the answer went away since it was listed
-          case JudgeState::Kind::scored: ++counts.scored; break;
-          case JudgeState::Kind::invalid: ++counts.invalid; break;
-          case JudgeState::Kind::failed: ++counts.failed; break;
-          case JudgeState::Kind::pending: ++counts.pending; break;
-        }
-        ++counts.answers;
+      const std::vector<JudgeState> states = resolve_judging(spec, audit.plan(), judge, *store, done, audit.options.repairs);
+      for (std::size_t i = 0; i < states.size(); ++i) {
+        const JudgeState& s = states[i];
+        if (s.kind == JudgeState::Kind::no_answer) continue;  // the answer went away since it was listed
+        auto add = [&](JudgeStates& c) {
+          ++c.answers;
+          c.scored += s.kind == JudgeState::Kind::scored;
+          c.invalid += s.kind == JudgeState::Kind::invalid;
+          c.failed += s.kind == JudgeState::Kind::failed;
+          c.pending += s.kind == JudgeState::Kind::pending;
+        };
+        add(counts);
+        const PromptRow& p = audit.plan().prompts[audit.plan().requests[done[i]].prompt];
+        for (std::size_t f = 0; f < spec.factors.size(); ++f) add(counts.by_level[f][static_cast<std::size_t>(p.levels[f])]);
       }
     }
     out.push_back(std::move(counts));
@@ -169,15 +176,28 @@ nlohmann::ordered_json status_json(const Audit& audit, const RunStatus& g) {
     j["by_factor"].push_back({{"factor", spec.factors[f].name}, {"levels", levels}});
   }
   j["repairs"] = audit.options.repairs;
+  auto states_json = [](const JudgeStates& c) {
+    return nlohmann::ordered_json{{"answers", c.answers}, {"scored", c.scored}, {"invalid", c.invalid},
+                                  {"failed", c.failed},   {"pending", c.pending}};
+  };
   nlohmann::ordered_json judging = nlohmann::ordered_json::array();
-  for (const auto& c : g.judging)
-    judging.push_back({{"judge", c.judge},
-                       {"model", c.model},
-                       {"answers", c.answers},
-                       {"scored", c.scored},
-                       {"invalid", c.invalid},
-                       {"failed", c.failed},
-                       {"pending", c.pending}});
+  for (const auto& c : g.judging) {
+    nlohmann::ordered_json row{{"judge", c.judge}, {"model", c.model}};
+    row.update(states_json(c));
+    nlohmann::ordered_json factors = nlohmann::ordered_json::array();
+    for (std::size_t f = 0; f < c.by_level.size(); ++f) {
+      nlohmann::ordered_json levels = nlohmann::ordered_json::array();
+      for (std::size_t l = 0; l < c.by_level[f].size(); ++l) {
+        if (c.by_level[f][l].answers == 0) continue;
+        nlohmann::ordered_json level{{"level", spec.factors[f].levels[l].name.name}};
+        level.update(states_json(c.by_level[f][l]));
+        levels.push_back(std::move(level));
+      }
+      factors.push_back({{"factor", spec.factors[f].name}, {"levels", std::move(levels)}});
+    }
+    row["by_factor"] = std::move(factors);
+    judging.push_back(std::move(row));
+  }
   j["judging"] = judging;
   j["spend_usd"] = g.spend_usd;
   return j;

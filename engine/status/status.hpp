@@ -29,9 +29,14 @@ struct Tally {
 };
 
 /// Where the selected answers stand with one judge.
-struct JudgingCounts {
-  std::string judge, model;
+struct JudgeStates {
   std::size_t answers = 0, scored = 0, invalid = 0, failed = 0, pending = 0;
+  std::size_t unscored() const { return answers - scored; }
+};
+
+struct JudgingCounts : JudgeStates {
+  std::string judge, model;
+  std::vector<std::vector<JudgeStates>> by_level;  ///< [factor][level]
 };
 
 struct RunStatus {

@@ -182,6 +182,9 @@ TEST_CASE("mirac export scores after a complete offline run: a row per answer, e
   REQUIRE(status_json.code == 0);
   Json j = Json::parse(status_json.out);
   REQUIRE(j["judging"].size() == 1);
+  CHECK(j["judging"][0]["by_factor"][1]["levels"][0] ==
+        Json({{"level", "calm"}, {"answers", 24}, {"scored", 24}, {"invalid", 0}, {"failed", 0}, {"pending", 0}}));
+  j["judging"][0].erase("by_factor");
   CHECK(j["judging"][0] ==
         Json({{"judge", "judge"}, {"model", "judge-gpt-5.4-mini"}, {"answers", 48}, {"scored", 48}, {"invalid", 0},
               {"failed", 0}, {"pending", 0}}));
@@ -303,4 +306,40 @@ TEST_CASE("export scores and status: N/A, unusable replies, a failed judge call 
     }
   CHECK(j["judging"][0]["answers"] == selected_answers);
   CHECK(j["judging"][0]["scored"] == selected_scored);
+
+  // By factor level: each level's judge states add up to the total, counted from the rows.
+  auto all = Json::parse(invoke({"status", spec, "--offline", "--store", store_dir, "--json"}).out);
+  const Json& by_factor = all["judging"][0]["by_factor"];
+  REQUIRE(by_factor.size() == 2);  // literacy, tone
+  for (const auto& factor : by_factor) {
+    std::size_t answers = 0, scored = 0;
+    for (const auto& level : factor["levels"]) {
+      std::size_t expected = 0, expected_scored = 0;
+      for (const auto& r : rows)
+        if (r[factor["factor"].get<std::string>()] == level["level"]) ++expected, expected_scored += r["state"] == "scored";
+      CHECK(level["answers"] == expected);
+      CHECK(level["scored"] == expected_scored);
+      answers += level["answers"].get<std::size_t>();
+      scored += level["scored"].get<std::size_t>();
+    }
+    CHECK(answers == 6);
+    CHECK(scored == 1);
+  }
+}
+
+TEST_CASE("status warns when a factor's levels differ in how many answers are unscored") {
+  mirac::test::TempDir tmp("score_skew");
+  const std::string spec = otc_path(), store_dir = tmp.path("run");
+  // Calm answers answered and judged; anxious ones answered only.
+  // (Its analysis fails, tone having one level: the answers and judgments are stored all the same.)
+  auto calm = invoke({"run", spec, "--offline", "--store", store_dir, "--only", "tone=calm"});
+  INFO(calm.out << calm.err);
+  REQUIRE(calm.out.find("judge judge: 24 answers, 24 scored") != std::string::npos);
+  REQUIRE(invoke({"run", spec, "--offline", "--store", store_dir, "--answers-only"}).code == 0);
+  auto status = invoke({"status", spec, "--offline", "--store", store_dir});
+  INFO(status.out);
+  REQUIRE(status.code == 0);
+  CHECK(status.out.find("judge judge: 48 answers, 24 scored, 0 unusable replies, 0 failed, 24 pending") != std::string::npos);
+  CHECK(status.out.find("warning: 100.0% unscored at tone=anxious but 0.0% at tone=calm") != std::string::npos);
+  CHECK(status.out.find("unscored at literacy=") == std::string::npos);  // literacy is balanced
 }
