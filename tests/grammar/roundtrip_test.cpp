@@ -65,3 +65,21 @@ TEST_CASE("fmt round-trips every .audit file of the source tree") {
   MESSAGE(checked << " files round-tripped");
   CHECK(checked >= 1);
 }
+
+TEST_CASE("the shipped specs, stdlib modules and examples are in canonical layout") {
+  // What users read and copy is what `mirac fmt` writes (`mirac fmt --check` for each).
+  fs::path root = mirac::test::source_dir();
+  int checked = 0;
+  for (const char* area : {"specs", "stdlib", "examples"}) {
+    for (const auto& e : fs::recursive_directory_iterator(root / area)) {
+      if (!e.is_regular_file() || e.path().extension() != ".audit") continue;
+      const std::string text = mirac::test::read_file(e.path());
+      auto parsed = parse_text(text, e.path().string());
+      REQUIRE_MESSAGE(parsed->errors.empty(), parsed->errors);
+      INFO(e.path().string() << ": not in canonical layout (run mirac fmt -i on it)");
+      CHECK(mirac::format_module(parsed->module, parsed->sources) == text);
+      ++checked;
+    }
+  }
+  CHECK(checked >= 5);
+}
