@@ -48,8 +48,7 @@ inline bool is_na(double score) { return std::isnan(score); }
 /// levels; no scores yet.
 ScoreRow score_row_of(const Spec& spec, const Plan& plan, const RequestRow& r);
 
-/// The dimensions analyze reads: those of the rubric the first judge applies, else of the
-/// first rubric.
+/// The dimensions analyze reads: those of the rubric of the analyses' rater (Spec::scored_rubric).
 std::vector<std::string> score_dimensions(const Spec& spec);
 
 /// Reads a scores CSV (docs/results.md, "Scores file"). With a `rater` column, the rows of

@@ -1,6 +1,7 @@
 #include "engine/analyze/analyze_step.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <fstream>
 #include <iterator>
 #include <unordered_set>
@@ -46,13 +47,24 @@ Outcome scores_from_run(Audit& audit, const std::filesystem::path& out_dir, anal
   auto store = Store::open(audit.run_dir, error);
   if (!store) return Outcome::fail(kUsageError, "mirac: " + error);
   table = rater_scores(spec, audit.plan(), audit.sources(), *store, spec.scores_rater, audit.options.repairs);
-  if (!is_human_rater(spec.scores_rater))  // what only people score comes from their annotations
-    fill_human_dimensions(spec, table, rater_scores(spec, audit.plan(), audit.sources(), *store, "human", 0));
+  // People's scores are read once, and only when something needs them.
+  std::optional<analyze::ScoreTable> people;
+  auto people_scores = [&]() -> const analyze::ScoreTable& {
+    if (!people) people = rater_scores(spec, audit.plan(), audit.sources(), *store, "human", audit.options.repairs);
+    return *people;
+  };
+  const ast::RubricDecl* rubric = spec.scored_rubric();
+  const bool people_only = rubric && std::any_of(rubric->dims.begin(), rubric->dims.end(),
+                                                  [](const ast::DimDecl& d) { return d.human_only(); });
+  if (people_only && !is_human_rater(spec.scores_rater))  // what only people score comes from their annotations
+    fill_human_dimensions(spec, table, people_scores());
   done = store->done_hashes();
   // The other raters that agreement analyses compare.
-  for (const std::string& rater : compared_raters(spec))
-    if (rater != spec.scores_rater)
-      add_other_rater(table, rater_scores(spec, audit.plan(), audit.sources(), *store, rater, audit.options.repairs));
+  for (const std::string& rater : compared_raters(spec)) {
+    if (rater == spec.scores_rater) continue;
+    if (rater == "human") add_other_rater(table, people_scores());
+    else add_other_rater(table, rater_scores(spec, audit.plan(), audit.sources(), *store, rater, audit.options.repairs));
+  }
   if (table.rows.empty())
     return Outcome::fail(kUsageError, fmt::format("mirac: nothing in {} is scored by {} '{}' yet", audit.run_dir.string(),
                                                   spec.find_panel(spec.scores_rater) ? "panel" : "judge",

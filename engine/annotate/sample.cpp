@@ -53,13 +53,6 @@ std::vector<std::size_t> allocate(const std::vector<std::size_t>& sizes, std::si
   return take;
 }
 
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
 }  // namespace
 
 Outcome sample_answers(const Audit& audit, Store& store, const SampleOptions& o, AnnotationSample& sample) {
@@ -106,11 +99,11 @@ Outcome sample_answers(const Audit& audit, Store& store, const SampleOptions& o,
 std::string annotation_sheet(const Audit& audit, const AnnotationSample& sample) {
   std::vector<std::string> dims = analyze::score_dimensions(audit.spec());
   std::string out = "item,id,prompt_id";
-  for (const auto& d : dims) out += "," + csv_cell(d);
+  for (const auto& d : dims) out += "," + csv_field(d);
   out += ",comment\n";
   for (std::size_t i = 0; i < sample.rows.size(); ++i) {
     const RequestRow& r = audit.plan().requests[sample.rows[i]];
-    out += fmt::format("{},{},{}", i + 1, r.call.hash, csv_cell(audit.plan().prompts[r.prompt].id));
+    out += fmt::format("{},{},{}", i + 1, r.call.hash, csv_field(audit.plan().prompts[r.prompt].id));
     for (std::size_t d = 0; d < dims.size(); ++d) out += ",";
     out += ",\n";
   }

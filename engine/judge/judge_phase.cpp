@@ -144,15 +144,6 @@ analyze::ScoreTable scores_from_store(const Spec& spec, const Plan& plan, const 
   return table;
 }
 
-namespace {
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-}  // namespace
-
 std::string scores_csv(const Spec& spec, const analyze::ScoreTable& table) {
   // Several raters (for agreement analyses) are told apart by a first column `rater`.
   const bool by_rater = !table.others.empty();

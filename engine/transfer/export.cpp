@@ -79,17 +79,9 @@ Row export_row(const Spec& spec, const Plan& plan, const RequestRow& r, const An
 
 // RFC 4180: a field holding a comma, a quote or a line break is quoted, quotes doubled.
 // A JSON null (a score that is N/A, a column that does not apply) is an empty cell.
-std::string csv_field(const Row& value) {
+std::string csv_cell(const Row& value) {
   if (value.is_null()) return "";
-  std::string s = value.is_string() ? value.get<std::string>() : value.dump();
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string quoted = "\"";
-  for (char ch : s) {
-    if (ch == '"') quoted += '"';
-    quoted += ch;
-  }
-  quoted += '"';
-  return quoted;
+  return csv_field(value.is_string() ? value.get<std::string>() : value.dump());
 }
 
 // --- export scores ---------------------------------------------------------------------
@@ -196,7 +188,7 @@ struct RowWriter {
   }
   void write(const Row& row) {
     if (csv) {
-      for (std::size_t i = 0; i < header.size(); ++i) out << (i ? "," : "") << csv_field(row[header[i]]);
+      for (std::size_t i = 0; i < header.size(); ++i) out << (i ? "," : "") << csv_cell(row[header[i]]);
       out << "\r\n";
     } else {
       // UTF-8 as is (not \u-escaped); bytes that are not UTF-8 become U+FFFD.

@@ -1,10 +1,9 @@
 #include "runtime/store/annotations.hpp"
 
-#include <chrono>
-#include <thread>
-
 #include <fmt/format.h>
 #include <sqlite3.h>
+
+#include "runtime/store/sqlite_retry.hpp"
 
 namespace mirac {
 
@@ -33,14 +32,9 @@ std::unique_ptr<AnnotationStore> AnnotationStore::open(const std::filesystem::pa
     return nullptr;
   }
   sqlite3_busy_timeout(s->db_, 10000);
-  for (int attempt = 0;; ++attempt) {  // as Store::open: a concurrent creation can answer BUSY at once
-    const int rc = sqlite3_exec(s->db_, kSchema, nullptr, nullptr, nullptr);
-    if (rc == SQLITE_OK) break;
-    if ((rc & 0xff) != SQLITE_BUSY || attempt >= 200) {
-      error = fmt::format("cannot open store {}: {}", path.string(), sqlite3_errmsg(s->db_));
-      return nullptr;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  if (!exec_retrying_busy(s->db_, kSchema)) {
+    error = fmt::format("cannot open store {}: {}", path.string(), sqlite3_errmsg(s->db_));
+    return nullptr;
   }
   return s;
 }

@@ -2,6 +2,7 @@
 // committed answer survives a process kill and a power cut; readers never block writers,
 // so several runs (or a status query) can share the file.
 #include "runtime/store/store.hpp"
+#include "runtime/store/sqlite_retry.hpp"
 
 #include <fmt/format.h>
 #include <sqlite3.h>
@@ -11,9 +12,7 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cstring>
-#include <thread>
 
 namespace mirac {
 namespace {
@@ -133,22 +132,11 @@ std::unique_ptr<Store> Store::open(const std::filesystem::path& dir, std::string
   sqlite3* db = s->impl_->db;
   // Other runs may share the store: wait for their short write transactions.
   sqlite3_busy_timeout(db, 10000);
-  // Two processes opening a new store at once (a run and `mirac status`, say): the switch
-  // to WAL can answer BUSY without calling the busy handler, so these are retried for as
-  // long as the handler would have waited.
-  auto exec_retrying = [db](const char* sql) {
-    for (int attempt = 0;; ++attempt) {
-      const int rc = sqlite3_exec(db, sql, nullptr, nullptr, nullptr);
-      if (rc == SQLITE_OK) return true;
-      if (((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED) || attempt >= 200) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-  };
   for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL",
                              "PRAGMA foreign_keys=ON"}) {
-    if (!exec_retrying(pragma)) return fail(pragma);
+    if (!exec_retrying_busy(db, pragma)) return fail(pragma);
   }
-  if (!exec_retrying(kSchema)) return fail("schema");
+  if (!exec_retrying_busy(db, kSchema)) return fail("schema");
   auto& i = *s->impl_;
   i.upsert = std::make_unique<Stmt>(db, kUpsertAnswer);
   i.attempt = std::make_unique<Stmt>(db, kInsertAttempt);
