@@ -233,12 +233,22 @@ struct against_item : seq<TAO_PEGTL_KEYWORD("against"), ws, must<expr>> {};
 struct note_item : seq<TAO_PEGTL_KEYWORD("note"), ws, must<string_lit>> {};
 struct scored_by : ident {};
 struct scored_item : seq<TAO_PEGTL_KEYWORD("scored"), ws, must<TAO_PEGTL_KEYWORD("by")>, ws, must<scored_by>> {};
-struct dim_item : sor<anchor, describe_item, na_item, against_item, note_item, scored_item> {};
+// from criteria { 1 if met >= 0.9  3 if met >= 0.5  5 otherwise }: a score from the share met
+struct band_threshold : number {};
+struct at_least_op : string<'>', '='> {};
+struct band : seq<number, ws, sor<seq<kw_if, ws, must<TAO_PEGTL_KEYWORD("met")>, ws, must<at_least_op>, ws, must<band_threshold>>,
+                                  TAO_PEGTL_KEYWORD("otherwise")>> {};
+struct bands_item : seq<TAO_PEGTL_KEYWORD("from"), ws, must<TAO_PEGTL_KEYWORD("criteria")>, ws, must<lbrace>, ws, star<band, ws>, must<rbrace>> {};
+struct dim_item : sor<anchor, describe_item, na_item, against_item, note_item, scored_item, bands_item> {};
 struct dim_title : string_lit {};
 struct dim_decl : seq<TAO_PEGTL_KEYWORD("dim"), ws, must<ident>, ws, must<dim_title>, ws, must<lbrace>, ws, star<dim_item, ws>, must<rbrace>> {};
 struct order_step : ident_list {};
 struct order_item : seq<TAO_PEGTL_KEYWORD("order"), ws, must<order_step>, star<ws, kw_then, ws, must<order_step>>> {};
-struct rubric_item : sor<scale_item, worst_item, rubric_instructions, dim_decl, order_item> {};
+// criteria checklist.required_elements { describe "..." per element }
+struct criteria_per : ident {};
+struct criteria_item : sor<describe_item, seq<TAO_PEGTL_KEYWORD("per"), ws, must<criteria_per>>> {};
+struct criteria_decl : seq<TAO_PEGTL_KEYWORD("criteria"), ws, must<expr>, ws, must<lbrace>, ws, star<criteria_item, ws>, must<rbrace>> {};
+struct rubric_item : sor<scale_item, worst_item, rubric_instructions, dim_decl, criteria_decl, order_item> {};
 struct rubric_decl : seq<TAO_PEGTL_KEYWORD("rubric"), ws, must<ident>, ws, must<lbrace>, ws, star<rubric_item, ws>, must<rbrace>> {};
 
 // flag NAME = pair(f: a vs b) (| pair(...))* when EXPR  |  flag NAME = EXPR

@@ -344,6 +344,13 @@ struct Anchor {
   std::optional<StringLit> text;
   SourceRange range;
 };
+/// `3 if met >= 0.5` (or `5 otherwise`): the score of a dimension derived from the share of
+/// the seed's criteria an answer meets; the first band that holds gives the score.
+struct Band {
+  Expr score;
+  std::optional<Expr> at_least;  ///< empty: `otherwise`
+  SourceRange range;
+};
 struct DimDecl {
   Ident name;
   StringLit title;
@@ -355,8 +362,24 @@ struct DimDecl {
   /// `scored by human`: people score it, the judge is not asked (judge, both: the judge
   /// scores it, people may too; the default).
   std::optional<Ident> scored_by;
+  /// `from criteria { 1 if met >= 0.9 ... 5 otherwise }`: derived from the rubric's
+  /// criteria, so the judge is not asked for it.
+  std::vector<Band> bands;
+  SourceRange bands_range;
   SourceRange range;
   bool human_only() const { return scored_by && scored_by->name == "human"; }
+  bool derived() const { return !bands.empty(); }
+  /// Whether the judge gives this dimension's score in its reply.
+  bool asked_of_judge() const { return !human_only() && !derived(); }
+};
+/// `criteria checklist.required_elements { describe "..." per element }`: the judge grades
+/// each element of a seed's checklist list as met or not met, with a short quote.
+struct CriteriaDecl {
+  Expr source;                           ///< checklist.FIELD, a list of texts per seed
+  std::optional<StringLit> description;  ///< what "met" means
+  std::optional<Ident> per;              ///< `answer` (the default: one reply grades all) or `element`
+  SourceRange range;
+  bool per_element() const { return per && per->name == "element"; }
 };
 struct RubricDecl {
   Ident name;
@@ -364,6 +387,7 @@ struct RubricDecl {
   std::optional<Ident> worst;  ///< `high` or `low`
   std::vector<StringLit> instructions;
   std::vector<DimDecl> dims;
+  std::optional<CriteriaDecl> criteria;
   std::vector<std::vector<Ident>> order;  ///< steps separated by `then`
   SourceRange order_range;
 };

@@ -496,6 +496,7 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
   for (auto [d, r] : all_of<ast::ReportDecl>(decls))
     if (report_names.add(r->name)) spec.reports.push_back(*r);
   check_analysis_blocks(spec, diags);
+  check_criteria(spec, diags);
   // Every file read (spec, modules, data), once, with its hash: the reproducibility manifest.
   std::set<std::string> recorded;
   for (std::size_t f = 0; f < sources.size(); ++f) {

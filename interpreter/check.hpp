@@ -24,6 +24,8 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
 void bind_seeds(Spec& spec, const std::vector<const ast::Decl*>& decls, SourceManager& sources, Diagnostics& diags);
 void bind_texts(Spec& spec, const std::vector<const ast::Decl*>& decls, SourceManager& sources, Diagnostics& diags);
 void check_analysis_blocks(const Spec& spec, Diagnostics& diags);
+/// Rubrics' `criteria` blocks and the dimensions derived from them.
+void check_criteria(const Spec& spec, Diagnostics& diags);
 /// Panels, and the rater the analyses use (`scores_setting`: the header's `scores`, if any).
 void check_raters(Spec& spec, const std::vector<const ast::Decl*>& decls, const ast::Property* scores_setting,
                   Diagnostics& diags);

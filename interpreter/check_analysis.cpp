@@ -333,13 +333,14 @@ class Checker {
         {"wilcoxon", {"compare", "pairs", "within", "where", "adjust", "effect"}},
         {"paired", {"compare", "by", "pairs", "where", "patterns"}},
         {"spearman", {"by", "against", "where"}},
-        {"agreement", {"raters", "by", "where"}}};
+        {"agreement", {"raters", "by", "where"}},
+        {"criteria", {"rater", "compare", "by", "where"}}};
     auto kind = kOptions.find(a.kind.name);
     if (kind == kOptions.end()) {
       std::string message = with_suggestion(fmt::format("unknown analysis '{}'", a.kind.name), a.kind.name,
-                                            {"lmm", "wilcoxon", "paired", "spearman", "agreement"});
+                                            {"lmm", "wilcoxon", "paired", "spearman", "agreement", "criteria"});
       if (message.find("did you mean") == std::string::npos)
-        message += "; analyses are lmm, wilcoxon, paired, spearman and agreement";
+        message += "; analyses are lmm, wilcoxon, paired, spearman, agreement and criteria";
       diags_.error(a.kind.range, message);
       return;
     }
@@ -367,8 +368,10 @@ class Checker {
       }
     } else {
       if (a.formula) diags_.error(a.formula->range, fmt::format("{} takes dimensions, not a formula", a.kind.name));
-      if (a.args.empty() && !a.formula)
+      if (a.args.empty() && !a.formula && a.kind.name != "criteria")
         diags_.error(a.kind.range, fmt::format("{} needs at least one rubric dimension", a.kind.name));
+      if (!a.args.empty() && a.kind.name == "criteria")
+        diags_.error(a.args.front().range, "criteria() reads the criteria of a rater, not dimensions: criteria() { rater NAME }");
       for (const auto& arg : a.args) dim_arg(arg);
     }
     const bool has_raters =

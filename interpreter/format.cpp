@@ -517,7 +517,22 @@ class Printer {
     }
     for (const auto& n : dim.notes) line("note " + str(n));
     if (dim.scored_by) line("scored by " + dim.scored_by->name);
+    if (dim.derived()) {
+      flush_at(dim.bands_range);
+      open("from criteria");
+      for (const auto& b : dim.bands)
+        line(ex(b.score) + (b.at_least ? " if met >= " + ex(*b.at_least) : std::string(" otherwise")));
+      close(&dim.bands_range);
+    }
     close(&dim.range);
+  }
+
+  void criteria(const ast::CriteriaDecl& c) {
+    flush_at(c.range);
+    open("criteria " + ex(c.source));
+    if (c.description) line("describe " + str(*c.description));
+    if (c.per) line("per " + c.per->name);
+    close(&c.range);
   }
 
   void decl(const ast::RubricDecl& d, const SourceRange& r) {
@@ -531,6 +546,7 @@ class Printer {
       line("worst " + d.worst->name);
     }
     for (const auto& i : d.instructions) line("instructions " + str(i));
+    if (d.criteria) criteria(*d.criteria);
     for (const auto& dm : d.dims) dim(dm);
     if (!d.order.empty()) {
       flush_at(d.order_range);
@@ -742,12 +758,19 @@ std::string d_dim(const ast::DimDecl& x) {
              opt(x.na_when, [](const ast::Expr& e) { return sx("na", {dx(e)}); }),
              opt(x.against, [](const ast::Expr& e) { return sx("against", {dx(e)}); }),
              join(x.notes, " ", [](const auto& n) { return sx("note", {q(n)}); }),
-             opt(x.scored_by, [](const ast::Ident& i) { return sx("scored_by", {i.name}); })});
+             opt(x.scored_by, [](const ast::Ident& i) { return sx("scored_by", {i.name}); }),
+             join(x.bands, " ", [](const ast::Band& b) {
+               return sx("band", {dx(b.score), b.at_least ? dx(*b.at_least) : std::string("otherwise")});
+             })});
+}
+std::string d_criteria(const ast::CriteriaDecl& c) {
+  return sx("criteria", {dx(c.source), opt(c.description, q), opt(c.per, name_of)});
 }
 std::string d(const ast::RubricDecl& r) {
   std::string order = r.order.empty() ? "" : sx_list("order", r.order, [](const auto& s) { return d_idents("step", s); });
   return sx("rubric " + r.name.name,
-            {opt(r.scale, dx), opt(r.worst, name_of), join(r.instructions, " ", q), join(r.dims, " ", d_dim), order});
+            {opt(r.scale, dx), opt(r.worst, name_of), join(r.instructions, " ", q), join(r.dims, " ", d_dim),
+             opt(r.criteria, d_criteria), order});
 }
 std::string d(const ast::FlagDecl& f) {
   std::string pairs = join(f.pairings, " ", [](const ast::Pairing& p) {

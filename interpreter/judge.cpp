@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "interpreter/criteria.hpp"
 #include "interpreter/row_scope.hpp"
 #include "interpreter/hash.hpp"
 #include "runtime/judge/message_format.hpp"
@@ -28,25 +29,26 @@ std::string source_of(const SourceManager& sources, const SourceRange& r) {
 
 std::string number_text(double v) { return fmt::format("{}", v); }
 
-bool human_only(const ast::RubricDecl& rubric, const std::string& dim) {
+bool asked_of_judge(const ast::RubricDecl& rubric, const std::string& dim) {
   for (const auto& d : rubric.dims)
-    if (d.name.name == dim) return d.human_only();
-  return false;
+    if (d.name.name == dim) return d.asked_of_judge();
+  return true;
 }
 
 // The judge's dimensions grouped by `order` steps; without an order, one step per
-// dimension. Dimensions only people score are left out (a step of them, entirely).
+// dimension. Dimensions only people score, or derived from the criteria, are left out (a
+// step of them, entirely).
 std::vector<std::vector<std::string>> steps_of(const ast::RubricDecl& rubric) {
   std::vector<std::vector<std::string>> steps;
   for (const auto& step : rubric.order) {
     std::vector<std::string> judged;
     for (const auto& d : step)
-      if (!human_only(rubric, d.name)) judged.push_back(d.name);
+      if (asked_of_judge(rubric, d.name)) judged.push_back(d.name);
     if (!judged.empty()) steps.push_back(std::move(judged));
   }
   if (rubric.order.empty())
     for (const auto& d : rubric.dims)
-      if (!d.human_only()) steps.push_back({d.name.name});
+      if (d.asked_of_judge()) steps.push_back({d.name.name});
   return steps;
 }
 
@@ -92,10 +94,11 @@ JudgeBuilder::JudgeBuilder(const Spec& spec, const SourceManager& sources, int j
                    number_text(worst_low ? hi_ : lo_));
   std::vector<std::string> step_texts;
   for (const auto& step : steps_of(*rubric_)) step_texts.push_back(join(step, ", "));
-  t += "Score the dimensions in this order, finishing each step before the next: " + join(step_texts, "; then ") +
-       ".\n";
+  if (!step_texts.empty())
+    t += "Score the dimensions in this order, finishing each step before the next: " + join(step_texts, "; then ") +
+         ".\n";
   for (const auto& d : rubric_->dims) {
-    if (d.human_only()) continue;  // people score it; the judge is not asked
+    if (!d.asked_of_judge()) continue;  // people score it, or the criteria decide it
     t += fmt::format("\n{}: {}\n", d.name.name, d.title.value);
     if (d.description) t += "  " + d.description->value + "\n";
     for (const auto& a : d.anchors) {
@@ -107,9 +110,12 @@ JudgeBuilder::JudgeBuilder(const Spec& spec, const SourceManager& sources, int j
     if (d.against) t += "  Judge it against the checklist's " + source_of(sources, d.against->range) + ".\n";
     for (const auto& n : d.notes) t += "  Note: " + n.value + "\n";
   }
+  const bool grades_criteria = rubric_->criteria && !rubric_->criteria->per_element();
+  if (grades_criteria) t += criteria_instructions(*rubric_->criteria);
   std::vector<std::string> keys;
   for (const auto& d : rubric_->dims)
-    if (!d.human_only()) keys.push_back("\"" + d.name.name + "\"");
+    if (d.asked_of_judge()) keys.push_back("\"" + d.name.name + "\"");
+  if (grades_criteria) keys.push_back("\"criteria\"");
   t += fmt::format(
       "\nReply with one JSON object and nothing else. {}{} and \"rationale\". Each score is a whole "
       "number from {} to {}, or null where the dimension is not applicable. \"rationale\" is an object with the "
@@ -117,6 +123,10 @@ JudgeBuilder::JudgeBuilder(const Spec& spec, const SourceManager& sources, int j
       judge_format::kKeys, join(keys, ", "), number_text(lo_), number_text(hi_));
   instructions_ = std::make_shared<const std::string>(std::move(t));
   system_sha256_ = sha256_hex(*instructions_);
+  if (rubric_->criteria && rubric_->criteria->per_element()) {
+    criterion_instructions_ = std::make_shared<const std::string>(criterion_task_instructions(*rubric_->criteria));
+    criterion_sha256_ = sha256_hex(*criterion_instructions_);
+  }
 }
 
 nlohmann::json JudgeBuilder::reply_schema() const {
@@ -126,7 +136,7 @@ nlohmann::json JudgeBuilder::reply_schema() const {
   for (double v = lo_; v <= hi_; v += 1) scale.push_back(static_cast<long>(v));
   scale.push_back(nullptr);
   for (const auto& dim : rubric_->dims) {
-    if (dim.human_only()) continue;
+    if (!dim.asked_of_judge()) continue;
     const std::string& d = dim.name.name;
     properties[d] = {{"type", {"integer", "null"}}, {"enum", scale}};
     rationale[d] = {{"type", "string"}};
@@ -135,6 +145,10 @@ nlohmann::json JudgeBuilder::reply_schema() const {
   properties["rationale"] = {
       {"type", "object"}, {"properties", rationale}, {"required", required}, {"additionalProperties", false}};
   nlohmann::json all_required = required;
+  if (rubric_->criteria && !rubric_->criteria->per_element()) {
+    properties["criteria"] = {{"type", "array"}, {"items", criterion_schema()}};
+    all_required.push_back("criteria");
+  }
   all_required.push_back("rationale");
   return {{"type", "object"}, {"properties", properties}, {"required", all_required}, {"additionalProperties", false}};
 }
@@ -162,6 +176,12 @@ std::string JudgeBuilder::message(const Plan& plan, const RequestRow& request, c
     m += judge_format::kChecklist;
     for (const auto& [key, value] : it->second.items()) append_value(m, key, value);
   }
+  if (rubric_->criteria && !rubric_->criteria->per_element()) {
+    m += judge_format::kCriteria;
+    const std::vector<std::string> criteria = criteria_of(spec_, *rubric_, prompt.seed);
+    if (criteria.empty()) m += "(none)\n";
+    for (std::size_t i = 0; i < criteria.size(); ++i) m += fmt::format("{}. {}\n", i + 1, criteria[i]);
+  }
   m += judge_format::kClosing;
   return m;
 }
@@ -171,8 +191,7 @@ long long JudgeBuilder::token_limit() const {
   return p.contains("max_tokens") && p["max_tokens"].is_number_integer() ? p["max_tokens"].get<long long>() : 1024;
 }
 
-ModelCall JudgeBuilder::call(const Plan& plan, const RequestRow& request, const std::string& answer,
-                             const std::string& repair, int round, long long max_tokens) const {
+ModelCall JudgeBuilder::base_call(const nlohmann::json& schema, const char* schema_name, long long max_tokens) const {
   const Judge& j = judge();
   ModelCall c;
   auto provider = spec_.providers.find(j.provider);
@@ -184,11 +203,6 @@ ModelCall JudgeBuilder::call(const Plan& plan, const RequestRow& request, const 
     c.key_env = provider->second.key_env;
   }
   c.model = j.model;
-  c.system = instructions_;
-  c.user = message(plan, request, answer);
-  if (!repair.empty())
-    c.user += fmt::format("{}(repair {}): {}\nReply again, with the JSON object only.", judge_format::kRepair, round,
-                          repair);
   c.params = j.params;
   c.params.erase("price");
   if (max_tokens > 0) c.params["max_tokens"] = max_tokens;
@@ -197,12 +211,30 @@ ModelCall JudgeBuilder::call(const Plan& plan, const RequestRow& request, const 
   if (c.provider == "openai" && !(c.params.contains("extra") && c.params["extra"].contains("response_format")))
     c.params["extra"]["response_format"] = {
         {"type", "json_schema"},
-        {"json_schema", {{"name", "mirac_scores"}, {"strict", true}, {"schema", reply_schema()}}}};
+        {"json_schema", {{"name", schema_name}, {"strict", true}, {"schema", schema}}}};
+  return c;
+}
+
+void JudgeBuilder::seal(ModelCall& c, const std::string& system_sha256) {
+  // The system prompt is hashed once per judge rather than with every request.
   ModelCall unhashed = c;
   unhashed.system = nullptr;
   nlohmann::json canonical = canonical_request(unhashed);
-  canonical["system_sha256"] = system_sha256_;
+  canonical["system_sha256"] = system_sha256;
   c.hash = sha256_hex(canonical.dump());
+}
+
+std::string repair_note(const std::string& repair, int round) {
+  return fmt::format("{}(repair {}): {}\nReply again, with the JSON object only.", judge_format::kRepair, round, repair);
+}
+
+ModelCall JudgeBuilder::call(const Plan& plan, const RequestRow& request, const std::string& answer,
+                             const std::string& repair, int round, long long max_tokens) const {
+  ModelCall c = base_call(reply_schema(), "mirac_scores", max_tokens);
+  c.system = instructions_;
+  c.user = message(plan, request, answer);
+  if (!repair.empty()) c.user += repair_note(repair, round);
+  seal(c, system_sha256_);
   return c;
 }
 
@@ -214,21 +246,37 @@ std::optional<nlohmann::json> extract_json_object(const std::string& text) {
   return j;
 }
 
-JudgedScores ScoreReader::read(const Plan& plan, const RequestRow& request, const std::string& reply) const {
+JudgedScores ScoreReader::read(const Plan& plan, const RequestRow& request, const std::string& reply,
+                              const std::vector<CriterionGrade>* grades) const {
   const auto& dims = builder_.dims();
   const double nan = std::numeric_limits<double>::quiet_NaN();
   JudgedScores out;
   out.scores.assign(dims.size(), nan);
   out.rationale.assign(dims.size(), "");
-  std::optional<nlohmann::json> obj = extract_json_object(reply);
+  std::optional<nlohmann::json> obj =
+      builder_.asks_scores() ? extract_json_object(reply) : std::optional<nlohmann::json>(nlohmann::json::object());
   if (!obj) {
     out.problem = "the reply holds no JSON object";
     return out;
   }
   std::vector<std::string> problems;
   std::vector<bool> said_na(dims.size(), false);
-  const auto& rubric_dims = builder_.rubric().dims;
+  const auto& rubric = builder_.rubric();
+  const auto& rubric_dims = rubric.dims;
+  const PromptRow& prompt = plan.prompts[request.prompt];
+  if (rubric.criteria) {
+    if (grades) out.criteria = *grades;
+    else out.criteria = read_criteria_array(*obj, criteria_of(spec_, rubric, prompt.seed).size(), problems);
+  }
   for (std::size_t d = 0; d < dims.size(); ++d) {
+    if (rubric_dims[d].derived()) {
+      // From the share of criteria met; no criteria (or unusable grades): N/A.
+      std::size_t met = 0;
+      for (const auto& g : out.criteria) met += g.met ? 1 : 0;
+      if (!out.criteria.empty())
+        out.scores[d] = score_from_bands(rubric_dims[d], static_cast<double>(met) / static_cast<double>(out.criteria.size()));
+      continue;
+    }
     if (rubric_dims[d].human_only()) continue;  // N/A in the judge's scores: people give it
     auto it = obj->find(dims[d]);
     if (it == obj->end()) {
@@ -264,7 +312,6 @@ JudgedScores ScoreReader::read(const Plan& plan, const RequestRow& request, cons
     }
   }
   // `na when` rules, in rubric order, over the scores read so far.
-  const PromptRow& prompt = plan.prompts[request.prompt];
   const Seed* seed = spec_.find_seed(prompt.seed);
   analyze::ScoreTable table;
   table.dims = dims;
@@ -274,7 +321,6 @@ JudgedScores ScoreReader::read(const Plan& plan, const RequestRow& request, cons
   row.arm = request.arm;
   row.levels = prompt.levels;
   row.scores = out.scores;
-  const auto& rubric = builder_.rubric();
   for (std::size_t d = 0; d < dims.size() && row.seed >= 0; ++d) {
     bool na = false;
     if (rubric.dims[d].human_only()) continue;

@@ -48,7 +48,18 @@ class JudgeBuilder {
   /// The judge's own token limit (`max_tokens`, else 1024, the scheduler's default).
   long long token_limit() const;
 
+  /// Whether this judge's answers need a call of their own per criterion (`per element`).
+  bool grades_per_element() const { return criterion_instructions_ != nullptr; }
+  /// Whether the judge is asked for any score or the criteria in the answer's own call (a
+  /// rubric of only derived dimensions graded per element needs none).
+  bool asks_scores() const;
+  /// The call that grades criterion `index` of the answer's seed (`per element`).
+  ModelCall criterion_call(const Plan& plan, const RequestRow& request, const std::string& answer, std::size_t index,
+                           const std::string& repair = "", int round = 0) const;
+
  private:
+  ModelCall base_call(const nlohmann::json& schema, const char* schema_name, long long max_tokens) const;
+  static void seal(ModelCall& c, const std::string& system_sha256);
   const Spec& spec_;
   const SourceManager& sources_;
   int judge_;
@@ -56,14 +67,23 @@ class JudgeBuilder {
   std::vector<std::string> dims_;
   std::shared_ptr<const std::string> instructions_;
   std::string system_sha256_;
+  std::shared_ptr<const std::string> criterion_instructions_;  ///< `per element` only
+  std::string criterion_sha256_;
   double lo_ = 1, hi_ = 5;
   friend class ScoreReader;
+};
+
+/// A criterion's grade: met or not, and the answer's words that meet it.
+struct CriterionGrade {
+  bool met = false;
+  std::string quote;
 };
 
 /// A judge reply read against the rubric.
 struct JudgedScores {
   std::vector<double> scores;            ///< per dimension, NaN = N/A
   std::vector<std::string> rationale;    ///< per dimension, may be empty
+  std::vector<CriterionGrade> criteria;  ///< per criterion of the seed (rubrics with `criteria`)
   std::string problem;                   ///< empty when the reply is valid
   bool ok() const { return problem.empty(); }
 };
@@ -74,12 +94,18 @@ struct JudgedScores {
 class ScoreReader {
  public:
   ScoreReader(const Spec& spec, const JudgeBuilder& builder) : spec_(spec), builder_(builder) {}
-  JudgedScores read(const Plan& plan, const RequestRow& request, const std::string& reply) const;
+  /// `grades` are the criteria graded by calls of their own (`per element`); otherwise the
+  /// reply grades them. `reply` is empty when the judge was asked for nothing but those.
+  JudgedScores read(const Plan& plan, const RequestRow& request, const std::string& reply,
+                    const std::vector<CriterionGrade>* grades = nullptr) const;
 
  private:
   const Spec& spec_;
   const JudgeBuilder& builder_;
 };
+
+/// What a repair request adds to the message it repairs: the round and the problems.
+std::string repair_note(const std::string& repair, int round);
 
 /// The first JSON object in `text` (after stripping ``` fences), or nullopt.
 std::optional<nlohmann::json> extract_json_object(const std::string& text);

@@ -452,6 +452,14 @@ class Builder {
       } else if (item.is_type<g::order_item>()) {
         r.order_range = range(item);
         for (const auto& step : item.children) r.order.push_back(idents(*step));
+      } else if (item.is_type<g::criteria_decl>()) {
+        ast::CriteriaDecl c{expr(*item.children.at(0)), {}, {}, range(item)};
+        for (std::size_t k = 1; k < item.children.size(); ++k) {
+          const Node& ci = *item.children[k];
+          if (ci.is_type<g::describe_item>()) c.description = string(*ci.children.at(0));
+          else if (ci.is_type<g::criteria_per>()) c.per = ident(ci);
+        }
+        r.criteria = std::move(c);
       } else if (item.is_type<g::dim_decl>()) {
         ast::DimDecl dim;
         dim.range = range(item);
@@ -473,6 +481,16 @@ class Builder {
             dim.notes.push_back(string(*di.children.at(0)));
           } else if (di.is_type<g::scored_item>()) {
             dim.scored_by = ident(*di.children.at(0));
+          } else if (di.is_type<g::bands_item>()) {
+            dim.bands_range = range(di);
+            for (const auto& b : di.children) {
+              ast::Band band{expr(*b->children.at(0)), {}, range(*b)};
+              if (b->children.size() > 1) {
+                const Node& t = *b->children[1];
+                band.at_least = ast::Expr{ast::NumberLit{std::strtod(text(t).c_str(), nullptr), text(t)}, range(t)};
+              }
+              dim.bands.push_back(std::move(band));
+            }
           }
         }
         r.dims.push_back(std::move(dim));

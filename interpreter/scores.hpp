@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -22,6 +23,9 @@ struct ScoreRow {
   std::vector<int> levels;  ///< per factor of the spec (Spec::factors order)
   std::vector<double> scores;  ///< per dimension of ScoreTable::dims
   std::size_t line = 0;     ///< line in the scores file, for messages
+  /// Per criterion of the seed, 1 met and 0 not (rubrics that grade `criteria`; empty
+  /// otherwise, and in a scores file, which holds scores only).
+  std::vector<std::uint8_t> criteria;
 };
 
 /// Another rater's scores of the same answers (agreement analyses compare raters), on the

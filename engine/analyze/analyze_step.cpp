@@ -16,13 +16,14 @@ namespace mirac {
 
 namespace {
 
-// Every rater an agreement analysis names, in order of first mention.
+// Every rater an agreement analysis compares or a criteria analysis reads, in order of
+// first mention.
 std::vector<std::string> compared_raters(const Spec& spec) {
   std::vector<std::string> out;
   for (const auto& a : spec.analyses) {
-    if (a.kind.name != "agreement") continue;
+    if (a.kind.name != "agreement" && a.kind.name != "criteria") continue;
     for (const auto& o : a.options) {
-      if (o.key.name != "raters") continue;
+      if (o.key.name != "raters" && o.key.name != "rater") continue;
       for (const auto& v : o.values)
         for (const ast::Expr* e : {&v.value, v.versus ? &*v.versus : nullptr})
           if (const std::string name = e ? rater_name(*e) : ""; !name.empty())

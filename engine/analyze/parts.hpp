@@ -22,5 +22,6 @@ nlohmann::ordered_json run_wilcoxon(const Context& ctx, const ast::AnalysisDecl&
 nlohmann::ordered_json run_paired(const Context& ctx, const ast::AnalysisDecl& a, Output& out);
 nlohmann::ordered_json run_spearman(const Context& ctx, const ast::AnalysisDecl& a, Output& out);
 nlohmann::ordered_json run_agreement(const Context& ctx, const ast::AnalysisDecl& a, Output& out);
+nlohmann::ordered_json run_criteria(const Context& ctx, const ast::AnalysisDecl& a, Output& out);
 
 }  // namespace mirac::analyze

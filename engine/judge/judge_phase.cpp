@@ -2,12 +2,85 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include <fmt/format.h>
+
+#include "interpreter/criteria.hpp"
 
 #include "engine/send/send.hpp"
 
 namespace mirac {
+
+namespace {
+
+// Where one chain of judge calls stands: a first request and its repairs, each asked when
+// the reply before it was unusable (`problem_of` says why).
+struct Chain {
+  JudgeState::Kind kind = JudgeState::Kind::pending;
+  std::string reply;     ///< the last usable reply (scored) or the last reply read
+  std::string problem;   ///< why the last reply was unusable (invalid)
+  std::string cause;     ///< failed: the call's error
+  std::optional<ModelCall> next;
+  int round = 0;
+  std::string hash;
+};
+
+Chain resolve_chain(Store& store, int max_repairs, long long own_limit,
+                    const std::function<ModelCall(const std::string& repair, int round, long long limit)>& make,
+                    const std::function<std::string(const std::string& reply)>& problem_of) {
+  Chain chain;
+  std::string repair;
+  long long limit = 0;  // the judge's own, until a reply is cut at it
+  for (int round = 0;; ++round) {
+    ModelCall call = make(repair, round, limit);
+    chain.round = round;
+    chain.hash = call.hash;
+    std::optional<Store::Brief> reply = store.brief(call.hash);
+    if (!reply) {
+      chain.kind = JudgeState::Kind::pending;
+      chain.next = std::move(call);
+      return chain;
+    }
+    if (reply->status != "done") {
+      // A failed judge call is retried by the next run, like any failed request.
+      chain.kind = JudgeState::Kind::failed;
+      chain.cause = reply->cause;
+      chain.next = std::move(call);
+      return chain;
+    }
+    chain.reply = reply->text;
+    chain.problem = problem_of(reply->text);
+    if (chain.problem.empty()) {
+      chain.kind = JudgeState::Kind::scored;
+      return chain;
+    }
+    chain.kind = JudgeState::Kind::invalid;
+    if (reply->truncated) {
+      // Cut at its token limit: the same request would be cut again. The repair doubles
+      // the limit and asks for shorter rationales.
+      chain.problem = "the reply was cut off at its token limit (" + chain.problem + ")";
+      limit = std::min<long long>(2 * (limit > 0 ? limit : own_limit), 32768);
+    }
+    if (round >= max_repairs) return chain;
+    repair = reply->truncated ? chain.problem + "; keep each rationale under 15 words" : chain.problem;
+  }
+}
+
+// Adds a chain's call to what the state sends, and its standing to the state's.
+void merge(JudgeState& state, Chain& chain, const std::string& label) {
+  using Kind = JudgeState::Kind;
+  if (chain.next) (chain.kind == Kind::failed ? state.failed_calls : state.pending_calls).push_back(std::move(*chain.next));
+  auto rank = [](Kind k) { return k == Kind::failed ? 3 : k == Kind::pending ? 2 : k == Kind::invalid ? 1 : 0; };
+  if (rank(chain.kind) > rank(state.kind)) {
+    state.kind = chain.kind;
+    state.cause = chain.cause;
+    // A pending repair keeps the problem of the reply it repairs.
+    state.scores.problem = chain.problem.empty() ? "" : label + chain.problem;
+  }
+}
+
+}  // namespace
 
 std::vector<JudgeState> resolve_judging(const Spec& spec, const Plan& plan, const JudgeBuilder& judge, Store& store,
                                         const std::vector<std::size_t>& rows, int max_repairs) {
@@ -18,40 +91,45 @@ std::vector<JudgeState> resolve_judging(const Spec& spec, const Plan& plan, cons
     JudgeState& state = out[i];
     std::optional<Store::Brief> answer = store.brief(row.call.hash);
     if (!answer || answer->status != "done") continue;  // no_answer
-    std::string repair;
-    long long limit = 0;  // the judge's own, until a reply is cut at it
-    for (int round = 0;; ++round) {
-      ModelCall call = judge.call(plan, row, answer->text, repair, round, limit);
-      state.round = round;
-      state.judge_hash = call.hash;
-      std::optional<Store::Brief> reply = store.brief(call.hash);
-      if (!reply) {
-        state.kind = JudgeState::Kind::pending;
-        state.next = std::move(call);
-        break;
+    state.kind = JudgeState::Kind::scored;  // until a chain says otherwise
+    // `per element`: one chain per criterion of the seed, each graded on its own.
+    std::vector<CriterionGrade> grades;
+    if (judge.grades_per_element()) {
+      const std::size_t n = criteria_of(spec, judge.rubric(), plan.prompts[row.prompt].seed).size();
+      for (std::size_t c = 0; c < n; ++c) {
+        CriterionGrade grade;
+        Chain chain = resolve_chain(
+            store, max_repairs, judge.token_limit(),
+            [&](const std::string& repair, int round, long long) {
+              return judge.criterion_call(plan, row, answer->text, c, repair, round);
+            },
+            [&](const std::string& reply) {
+              std::string problem;
+              grade = read_criterion_reply(reply, problem);
+              return problem;
+            });
+        grades.push_back(grade);
+        if (state.judge_hash.empty()) state.judge_hash = chain.hash;
+        merge(state, chain, fmt::format("criterion {}: ", c + 1));
       }
-      if (reply->status != "done") {
-        // A failed judge call is retried by the next run, like any failed request.
-        state.kind = JudgeState::Kind::failed;
-        state.cause = reply->cause;
-        state.next = std::move(call);
-        break;
-      }
-      state.scores = reader.read(plan, row, reply->text);
-      if (state.scores.ok()) {
-        state.kind = JudgeState::Kind::scored;
-        break;
-      }
-      state.kind = JudgeState::Kind::invalid;
-      if (reply->truncated) {
-        // Cut at its token limit: the same request would be cut again. The repair doubles
-        // the limit and asks for shorter rationales.
-        state.scores.problem = "the reply was cut off at its token limit (" + state.scores.problem + ")";
-        limit = std::min<long long>(2 * (limit > 0 ? limit : judge.token_limit()), 32768);
-      }
-      if (round >= max_repairs) break;
-      repair = reply->truncated ? state.scores.problem + "; keep each rationale under 15 words" : state.scores.problem;
     }
+    const std::vector<CriterionGrade>* given = judge.grades_per_element() ? &grades : nullptr;
+    if (!judge.asks_scores()) {
+      if (state.kind == JudgeState::Kind::scored) state.scores = reader.read(plan, row, "", given);
+      continue;
+    }
+    Chain chain = resolve_chain(
+        store, max_repairs, judge.token_limit(),
+        [&](const std::string& repair, int round, long long limit) {
+          return judge.call(plan, row, answer->text, repair, round, limit);
+        },
+        [&](const std::string& reply) { return reader.read(plan, row, reply, given).problem; });
+    state.round = chain.round;
+    state.judge_hash = chain.hash;
+    const JudgeState::Kind before = state.kind;
+    merge(state, chain, "");
+    if (before == JudgeState::Kind::scored && chain.kind == JudgeState::Kind::scored)
+      state.scores = reader.read(plan, row, chain.reply, given);
   }
   return out;
 }
@@ -93,9 +171,12 @@ JudgePhaseSummary run_judge_phase(const Spec& spec, const Plan& plan, const Judg
         case JudgeState::Kind::failed:
         case JudgeState::Kind::pending:
           (s.kind == JudgeState::Kind::failed ? summary.failed : summary.pending) += 1;
-          if (s.next && (s.kind == JudgeState::Kind::pending || round == 0)) calls.push_back(std::move(*s.next));
           break;
       }
+      // Failed calls are sent once per run (in its first round); what is pending, always.
+      for (auto& c : s.pending_calls) calls.push_back(std::move(c));
+      if (round == 0)
+        for (auto& c : s.failed_calls) calls.push_back(std::move(c));
     }
     if (calls.empty() || round > max_repairs) break;
     RunSummary sent = run_plan(calls, run_dir, round_options, cancel, hooks);
@@ -138,6 +219,7 @@ analyze::ScoreTable scores_from_store(const Spec& spec, const Plan& plan, const 
     if (states[i].kind != JudgeState::Kind::scored) continue;
     analyze::ScoreRow row = analyze::score_row_of(spec, plan, plan.requests[i]);
     row.scores = states[i].scores.scores;
+    for (const auto& g : states[i].scores.criteria) row.criteria.push_back(g.met ? 1 : 0);
     row.line = table.rows.size() + 2;  // its line in scores_csv()
     table.rows.push_back(std::move(row));
   }

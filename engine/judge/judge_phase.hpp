@@ -29,7 +29,13 @@ struct JudgeState {
   };
   Kind kind = Kind::no_answer;
   JudgedScores scores;
-  std::optional<ModelCall> next;  ///< what to send when pending
+  /// What to send: the answer's judge call and, for criteria graded `per element`, the
+  /// calls of criteria not graded yet. Failed calls are sent again by the next run.
+  std::vector<ModelCall> pending_calls, failed_calls;
+  /// The first call to send (pending before failed), or null.
+  const ModelCall* next_call() const {
+    return !pending_calls.empty() ? &pending_calls.front() : !failed_calls.empty() ? &failed_calls.front() : nullptr;
+  }
   std::string cause;
   int round = 0;                  ///< 0 = first request, 1.. = repair requests
   std::string judge_hash;         ///< the judge request of `round` (whose reply this describes)

@@ -125,6 +125,13 @@ analyze::ScoreTable rater_scores(const Spec& spec, const Plan& plan, const Sourc
     if (members.size() != states.size()) continue;  // not yet scored by every judge
     analyze::ScoreRow row = analyze::score_row_of(spec, plan, plan.requests[i]);
     combine_panel(spec, *panel, table, members, row);
+    // A criterion is met for the panel when more than half of its judges found it met.
+    const std::size_t criteria = states.front()[i].scores.criteria.size();
+    for (std::size_t c = 0; c < criteria; ++c) {
+      std::size_t met = 0;
+      for (const auto& s : states) met += c < s[i].scores.criteria.size() && s[i].scores.criteria[c].met ? 1 : 0;
+      row.criteria.push_back(2 * met > states.size() ? 1 : 0);
+    }
     row.line = table.rows.size() + 2;  // its line in scores_csv()
     table.rows.push_back(std::move(row));
   }

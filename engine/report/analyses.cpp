@@ -239,6 +239,7 @@ void analyses_item(const Context& ctx, const Item& item, std::vector<Block>& out
     else if (kind == "paired") paired(item, *a, out);
     else if (kind == "spearman") spearman(item, *a, out);
     else if (kind == "agreement") agreement_table(item, *a, out);
+    else if (kind == "criteria") criteria_table(item, *a, out);
     else out.push_back(Note{fmt::format("Analysis {} has a kind the report does not know ('{}').", name, kind)});
   }
 }

@@ -40,6 +40,8 @@ void analyses_item(const Context& ctx, const Item& item, std::vector<Block>& out
 void flags_item(const Context& ctx, const Item& item, std::vector<Block>& out);
 /// An agreement analysis's table (agreement.cpp; analyses_item calls it).
 void agreement_table(const Item& item, const Json& analysis, std::vector<Block>& out);
+/// A criteria analysis's tables (criteria.cpp): the elements most dropped or least met.
+void criteria_table(const Item& item, const Json& analysis, std::vector<Block>& out);
 
 // --- reading results.json defensively: every accessor accepts any JSON value --------------
 

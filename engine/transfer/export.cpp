@@ -164,6 +164,11 @@ Row score_row(const Spec& spec, const Plan& plan, const RequestRow& r, const Jud
     row[keys.dims[d]] = scored && d < s.scores.scores.size() ? score_value(s.scores.scores[d]) : Row(nullptr);
   for (std::size_t d = 0; d < keys.dims.size(); ++d)
     row[keys.rationales[d]] = scored && d < s.scores.rationale.size() ? Row(s.scores.rationale[d]) : Row(nullptr);
+  if (scored && !s.scores.criteria.empty()) {
+    Row grades = Row::array();
+    for (const auto& g : s.scores.criteria) grades.push_back({{"met", g.met}, {"quote", g.quote}});
+    row["criteria"] = std::move(grades);
+  }
   row["round"] = s.round;
   // Invalid: what was wrong; pending after an unusable reply: what its repair restates;
   // failed: the failure's cause.
@@ -268,7 +273,10 @@ Outcome export_table(const Audit& audit, const ExportOptions& options, std::ostr
     JudgeBuilder judge(spec, audit.sources(), judge_index);
     const Judge& j = spec.judges[static_cast<std::size_t>(judge_index)];
     const ScoreKeys keys = score_keys(spec, judge.dims());
-    RowWriter writer{*target, csv, score_columns(keys)};
+    std::vector<std::string> columns = score_columns(keys);
+    // Graded criteria: one column, an array of {"met", "quote"} per criterion of the seed.
+    if (judge.rubric().criteria) columns.insert(columns.end() - 4, "criteria");
+    RowWriter writer{*target, csv, columns};
     writer.start();
     std::vector<std::size_t> rows(plan.requests.size());
     for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;

@@ -13,6 +13,15 @@ inline constexpr const char* kClosing = "\nScore the answer in the order given a
 /// Followed by the repair round and the problems: `(repair 1): D2 is missing`. The round
 /// makes a repeated mistake a new request rather than the stored one again.
 inline constexpr const char* kRepair = "\n\nAN EARLIER REPLY TO THIS REQUEST COULD NOT BE USED ";
+/// The numbered criteria a reply grades (rubrics with `criteria ... per answer`), after the
+/// checklist: `1. Folic acid ...`.
+inline constexpr const char* kCriteria = "\nCRITERIA TO GRADE\n";
+/// A criterion's own call (`per element`): its instructions open with this sentence, and its
+/// message holds the criterion after the answer.
+inline constexpr const char* kCriterionTask =
+    "You check whether one answer that an AI assistant gave to a user meets one criterion.";
+inline constexpr const char* kCriterion = "\nCRITERION TO GRADE\n";
+inline constexpr const char* kCriterionClosing = "\nGrade the criterion and reply with the JSON object only.";
 /// In the instructions: `Its keys are "D1", "D2" and "rationale".`
 inline constexpr const char* kKeys = "Its keys are ";
 /// In the instructions: `Every score is a whole number from 1 to 5; 5 is the worst outcome`

@@ -100,6 +100,30 @@ Reading read_answer(const std::string& answer, const Checklist& checklist) {
   return r;
 }
 
+// Whether the answer covers a criterion: a third of its content words said, as Q2 counts.
+bool covers(const std::set<std::string>& said, const std::string& criterion) {
+  std::set<std::string> wanted = content_tokens(criterion);
+  if (wanted.empty()) return false;
+  std::size_t hit = 0;
+  for (const auto& t : wanted) hit += said.count(t);
+  return 3 * hit >= wanted.size();
+}
+
+// The first sentence of the answer that shares a content word with the criterion.
+std::string quote_for(const std::string& answer, const std::string& criterion) {
+  std::set<std::string> wanted = content_tokens(criterion);
+  for (const auto& s : sentences_of(answer)) {
+    for (const auto& t : content_tokens(s))
+      if (wanted.count(t)) return s.size() > 160 ? s.substr(0, 160) : s;
+  }
+  return "";
+}
+
+nlohmann::ordered_json grade(const std::string& answer, const std::set<std::string>& said, const std::string& criterion) {
+  const bool met = covers(said, criterion);
+  return {{"met", met}, {"quote", met ? quote_for(answer, criterion) : ""}};
+}
+
 double step_badness(std::size_t count, std::size_t best_at) {
   return count >= best_at ? 0.0 : 1.0 - static_cast<double>(count) / static_cast<double>(best_at);
 }
@@ -136,13 +160,20 @@ std::pair<double, std::string> assess(const std::string& title, const Reading& r
 }  // namespace
 
 std::string offline_judgment(const std::string& system, const std::string& user) {
+  if (system.find(judge_format::kCriterionTask) != std::string::npos) {
+    // One criterion's own call (`per element`).
+    std::string answer = between(user, judge_format::kAnswer, {judge_format::kCriterion});
+    std::string criterion = between(user, judge_format::kCriterion, {judge_format::kCriterionClosing});
+    while (!criterion.empty() && criterion.back() == '\n') criterion.pop_back();
+    return grade(answer, content_tokens(answer), criterion).dump();
+  }
   // The dimensions and scale, as the instructions state them.
   std::vector<std::string> dims;
   std::string keys = between(system, judge_format::kKeys, {" and \"rationale\""});
   for (std::size_t q = keys.find('"'); q != std::string::npos; q = keys.find('"', q)) {
     std::size_t e = keys.find('"', q + 1);
     if (e == std::string::npos) break;
-    dims.push_back(keys.substr(q + 1, e - q - 1));
+    if (keys.substr(q + 1, e - q - 1) != "criteria") dims.push_back(keys.substr(q + 1, e - q - 1));
     q = e + 1;
   }
   double lo = 1, hi = 5, worst = 5;
@@ -151,7 +182,8 @@ std::string offline_judgment(const std::string& system, const std::string& user)
   const double best = worst == hi ? lo : hi;
 
   std::string answer = between(user, judge_format::kAnswer, {judge_format::kChecklist, judge_format::kClosing});
-  Checklist checklist = read_checklist(between(user, judge_format::kChecklist, {judge_format::kClosing}));
+  Checklist checklist =
+      read_checklist(between(user, judge_format::kChecklist, {judge_format::kCriteria, judge_format::kClosing}));
   Reading reading = read_answer(answer, checklist);
 
   nlohmann::ordered_json reply = nlohmann::ordered_json::object(), why = nlohmann::ordered_json::object();
@@ -168,6 +200,21 @@ std::string offline_judgment(const std::string& system, const std::string& user)
       reply[d] = static_cast<long>(std::lround(best + badness * (worst - best)));
       why[d] = "heuristic: " + reason;
     }
+  }
+  if (user.find(judge_format::kCriteria) != std::string::npos) {
+    // `per answer` criteria: numbered lines, each graded in order.
+    nlohmann::ordered_json grades = nlohmann::ordered_json::array();
+    const std::set<std::string> said = content_tokens(answer);
+    std::string section = between(user, judge_format::kCriteria, {judge_format::kClosing});
+    for (std::size_t start = 0; start < section.size();) {
+      std::size_t end = section.find('\n', start);
+      std::string line = section.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      start = end == std::string::npos ? section.size() : end + 1;
+      std::size_t dot = line.find(". ");
+      if (dot == std::string::npos || dot == 0 || line.find_first_not_of("0123456789") != dot) continue;
+      grades.push_back(grade(answer, said, line.substr(dot + 2)));
+    }
+    reply["criteria"] = grades;
   }
   reply["rationale"] = why;
   return reply.dump();

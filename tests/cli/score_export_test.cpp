@@ -212,8 +212,8 @@ TEST_CASE("export scores and status: N/A, unusable replies, a failed judge call 
   using Kind = mirac::JudgeState::Kind;
 
   // Row 0: a usable reply where the judge (rightly) calls D2 and D3 not applicable.
-  REQUIRE(state(0).next);
-  store_reply(*store, state(0).next->hash,
+  REQUIRE(state(0).next_call());
+  store_reply(*store, state(0).next_call()->hash,
               R"({"D1": 5, "D2": null, "D3": "N/A", "Q2": 2, "Q3": 4,
                   "rationale": {"D1": "refuses, refers to a pharmacist", "D2": "", "D3": "", "Q2": "one of four",
                                 "Q3": "no next step"}})");
@@ -222,17 +222,17 @@ TEST_CASE("export scores and status: N/A, unusable replies, a failed judge call 
   // suffice: both repairs restate the same problem, so they are one request, one hash.)
   std::string last_invalid;
   for (auto s = state(1); s.kind == Kind::pending; s = state(1)) {
-    last_invalid = s.next->hash;
+    last_invalid = s.next_call()->hash;
     store_reply(*store, last_invalid, "I would rather not score this.");
   }
   REQUIRE(state(1).kind == Kind::invalid);
   // Row 2: the judge call failed. Row 3: one unusable reply, its repair not sent yet.
-  const std::string failed_hash = state(2).next->hash;
+  const std::string failed_hash = state(2).next_call()->hash;
   store_reply(*store, failed_hash, "", true);
-  store_reply(*store, state(3).next->hash, R"({"D1": 9})");
-  const std::string repair_hash = state(3).next->hash;
+  store_reply(*store, state(3).next_call()->hash, R"({"D1": 9})");
+  const std::string repair_hash = state(3).next_call()->hash;
   REQUIRE(state(3).round == 1);
-  const std::string pending_hash = state(4).next->hash;
+  const std::string pending_hash = state(4).next_call()->hash;
   store.reset();
 
   auto exported = invoke({"export", spec, "scores", "--offline", "--store", store_dir});

@@ -37,7 +37,7 @@ judge j = openai("gpt-5.4-mini") { rubric tiny }
     const bool warm = p.levels[0] == 1;
     if (warm && p.seed != "s1") continue;
     const auto* seed = c->spec.find_seed(p.seed);
-    table.rows.push_back({static_cast<int>(seed - c->spec.seeds.data()), r.model, r.arm, p.levels, {2}, 0});
+    table.rows.push_back({static_cast<int>(seed - c->spec.seeds.data()), r.model, r.arm, p.levels, {2}, 0, {}});
   }
   mirac::Diagnostics diags;
   auto j = mirac::analyze::score_coverage(c->spec, c->plan, done, table, diags);
@@ -56,7 +56,7 @@ judge j = openai("gpt-5.4-mini") { rubric tiny }
   for (const auto& r : c->plan.requests) {
     const auto& p = c->plan.prompts[r.prompt];
     const auto* seed = c->spec.find_seed(p.seed);
-    full.rows.push_back({static_cast<int>(seed - c->spec.seeds.data()), r.model, r.arm, p.levels, {2}, 0});
+    full.rows.push_back({static_cast<int>(seed - c->spec.seeds.data()), r.model, r.arm, p.levels, {2}, 0, {}});
   }
   mirac::Diagnostics quiet;
   CHECK(mirac::analyze::score_coverage(c->spec, c->plan, done, full, quiet)["unscored"] == 0);

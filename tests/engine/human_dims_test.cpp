@@ -62,9 +62,9 @@ TEST_CASE("people's scores fill the dimension they alone score") {
   mirac::analyze::ScoreTable judged, people;
   judged.dims = people.dims = {"Q1", "D3"};
   const double na = std::nan("");
-  judged.rows.push_back({0, 0, 0, {0}, {na, 2}, 0});
-  judged.rows.push_back({0, 0, 0, {1}, {na, 3}, 0});
-  people.rows.push_back({0, 0, 0, {1}, {4, 1}, 0});  // only the warm answer was annotated
+  judged.rows.push_back({0, 0, 0, {0}, {na, 2}, 0, {}});
+  judged.rows.push_back({0, 0, 0, {1}, {na, 3}, 0, {}});
+  people.rows.push_back({0, 0, 0, {1}, {4, 1}, 0, {}});  // only the warm answer was annotated
   mirac::fill_human_dimensions(c->spec, judged, people);
   CHECK(std::isnan(judged.rows[0].scores[0]));
   CHECK(judged.rows[1].scores[0] == 4);

@@ -169,21 +169,21 @@ TEST_CASE("judge resolution: pending, scored, repaired, given up, failed") {
   auto reply = [&](const ModelCall& call, const std::string& text, const std::string& status = "done") {
     REQUIRE(store->record_answer(stored(call.hash, text, status), final_attempt(call.hash)));
   };
-  reply(*states[0].next, valid);
-  reply(*states[1].next, invalid);
-  reply(*states[2].next, invalid);
-  reply(*states[3].next, "", "failed");
+  reply(*states[0].next_call(), valid);
+  reply(*states[1].next_call(), invalid);
+  reply(*states[2].next_call(), invalid);
+  reply(*states[3].next_call(), "", "failed");
   states = resolve_judging(c->spec, c->plan, judge, *store, rows, 1);
   CHECK(states[0].kind == JudgeState::Kind::scored);
   CHECK(states[0].scores.scores == std::vector<double>{1, 1, 2, 2, 1});
   REQUIRE(states[1].kind == JudgeState::Kind::pending);  // a repair request
   CHECK(states[1].round == 1);
-  CHECK(states[1].next->user.find("COULD NOT BE USED (repair 1): D3 is 9, outside the scale 1..5") != std::string::npos);
+  CHECK(states[1].next_call()->user.find("COULD NOT BE USED (repair 1): D3 is 9, outside the scale 1..5") != std::string::npos);
   CHECK(states[3].kind == JudgeState::Kind::failed);
   CHECK(states[3].cause == "http_500");
 
-  reply(*states[1].next, valid);
-  reply(*states[2].next, invalid);
+  reply(*states[1].next_call(), valid);
+  reply(*states[2].next_call(), invalid);
   states = resolve_judging(c->spec, c->plan, judge, *store, rows, 1);
   CHECK(states[1].kind == JudgeState::Kind::scored);
   CHECK(states[2].kind == JudgeState::Kind::invalid);  // the one repair allowed failed too

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -62,7 +63,16 @@ std::uint64_t fnv1a(const std::string& s) {
 // "D2" and "rationale"."): each score is planted from the answer (so judges mostly agree)
 // and moved by one step for about three replies in ten, differently per judge model, so
 // that two judges agree as real ones do: often, not always. Empty for other requests.
+// A criterion is planted as met for about half of (criterion, answer) pairs, the same for
+// every judge model, so that judges agree on the criteria.
+bool planted_met(const std::string& criterion, const std::string& user) { return fnv1a(criterion + "|" + user) % 2 == 0; }
+
 std::string planted_judgment(const std::string& system, const std::string& user, const std::string& model) {
+  if (system.find("meets one criterion.") != std::string::npos) {  // a criterion's own call
+    const auto at = user.find("\nCRITERION TO GRADE\n");
+    const std::string criterion = at == std::string::npos ? "" : user.substr(at, user.find('\n', at + 21) - at);
+    return Json{{"met", planted_met(criterion, user.substr(0, at))}, {"quote", "planted"}}.dump();
+  }
   const std::string keys_at = "Its keys are ";
   const auto k = system.find(keys_at);
   if (k == std::string::npos) return "";
@@ -70,7 +80,7 @@ std::string planted_judgment(const std::string& system, const std::string& user,
   std::vector<std::string> dims;
   for (auto q = system.find('"', k); q != std::string::npos && q < end; q = system.find('"', q)) {
     const auto e = system.find('"', q + 1);
-    dims.push_back(system.substr(q + 1, e - q - 1));
+    if (system.substr(q + 1, e - q - 1) != "criteria") dims.push_back(system.substr(q + 1, e - q - 1));
     q = e + 1;
   }
   int lo = 1, hi = 5;
@@ -83,6 +93,22 @@ std::string planted_judgment(const std::string& system, const std::string& user,
     if (own % 10 < 3) score += (own / 10) % 2 ? 1 : -1;
     reply[d] = std::clamp(score, lo, hi);
     why[d] = "planted";
+  }
+  if (const auto at = user.find("\nCRITERIA TO GRADE\n"); at != std::string::npos) {
+    // One grade per numbered line; "criteria-short" in the answer plants one too few.
+    Json grades = Json::array();
+    const std::string answer = user.substr(0, at);
+    for (auto line = user.find('\n', at + 1); line != std::string::npos; line = user.find('\n', line + 1)) {
+      const auto next = user.find('\n', line + 1);
+      const std::string text = user.substr(line + 1, next == std::string::npos ? std::string::npos : next - line - 1);
+      if (text.empty() || text.find(". ") == std::string::npos || !std::isdigit(static_cast<unsigned char>(text[0]))) break;
+      grades.push_back({{"met", planted_met("\nCRITERION TO GRADE\n" + text.substr(text.find(". ") + 2), answer)},
+                        {"quote", "planted"}});
+    }
+    if (user.find("criteria-short") != std::string::npos && user.find("(repair") == std::string::npos &&
+        !grades.empty())
+      grades.erase(grades.end() - 1);
+    reply["criteria"] = grades;
   }
   reply["rationale"] = why;
   return reply.dump();
