@@ -6,10 +6,14 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
 
 namespace mirac {
 
 int run_cli(int argc, char** argv) {
+  // The executable owns the process: `mirac run | head` must go on storing and judging
+  // after head exits, so a closed pipe is a failed write, never a silent death.
+  cli::ignore_write_signals();
   std::vector<std::string> args(argv + 1, argv + argc);
   return run_cli(args, std::cout, std::cerr);
 }

@@ -27,8 +27,14 @@ Outcome run_audit(const AuditOptions& options, const std::atomic<bool>& cancel, 
   events.selected(audit, selection);
   if (!options.answers_only)  // keys and prices of the judges, before paying for an answer
     if (Outcome ready = check_judges_ready(audit); !ready.ok()) return ready;
+  // One store, and its run lock, from the first request to the last write: a second run on
+  // the same store is refused here rather than slipping in between two phases.
+  Outcome opened;
+  std::unique_ptr<Store> store = open_store(audit, opened);
+  if (!store) return opened;
+  if (std::string error; !store->lock_for_run(error)) return Outcome::fail(kRunError, "mirac: " + error);
 
-  RunSummary answers = send_answers(audit, selection, cancel, events.hooks("answers"));  // send
+  RunSummary answers = send_answers(audit, *store, selection, cancel, events.hooks("answers"));  // send
   events.answered(answers);
   if (!answers.fatal_error.empty() || answers.cancelled) return Outcome::fail(kRunError);
   bool complete = answers.failed == 0 && answers.not_sent.empty();
@@ -36,7 +42,7 @@ Outcome run_audit(const AuditOptions& options, const std::atomic<bool>& cancel, 
 
   double spent = answers.spend_usd;
   for (std::size_t j = 0; j < audit.spec().judges.size(); ++j) {  // judge
-    JudgePhaseSummary judged = judge_answers(audit, j, selection, spent, cancel, events.hooks("judge"));
+    JudgePhaseSummary judged = judge_answers(audit, *store, j, selection, spent, cancel, events.hooks("judge"));
     events.judged(audit.spec().judges[j], judged);
     if (judged.stopped) return Outcome::fail(kRunError);
     spent += judged.spend_usd();

@@ -134,30 +134,18 @@ std::vector<JudgeState> resolve_judging(const Spec& spec, const Plan& plan, cons
   return out;
 }
 
-JudgePhaseSummary run_judge_phase(const Spec& spec, const Plan& plan, const JudgeBuilder& judge,
-                                  const std::filesystem::path& run_dir, const std::vector<std::size_t>& rows,
+JudgePhaseSummary run_judge_phase(const Spec& spec, const Plan& plan, const JudgeBuilder& judge, Store& store,
+                                  const std::vector<std::size_t>& rows,
                                   int max_repairs, const SchedulerOptions& options, const std::atomic<bool>& cancel,
                                   const RunHooks& hooks) {
   JudgePhaseSummary summary;
   std::vector<RunSummary> rounds;
   SchedulerOptions round_options = options;
-  std::string error;
   // Each round sends what is pending; replies the rubric rejects come back as repair
   // requests in the next round. One round more than repairs sends them all.
   for (int round = 0; round <= max_repairs + 1; ++round) {
-    std::vector<JudgeState> states;
-    {
-      auto store = Store::open(run_dir, error);
-      if (!store) {
-        rounds.push_back(RunSummary{});
-        rounds.back().fatal_error = error;
-        summary.rounds = std::move(rounds);
-        summary.stopped = true;
-        return summary;
-      }
-      summary = JudgePhaseSummary{};  // counts of this round's resolution
-      states = resolve_judging(spec, plan, judge, *store, rows, max_repairs);
-    }
+    summary = JudgePhaseSummary{};  // counts of this round's resolution
+    std::vector<JudgeState> states = resolve_judging(spec, plan, judge, store, rows, max_repairs);
     std::vector<ModelCall> calls;
     for (auto& s : states) {
       if (s.kind != JudgeState::Kind::no_answer) ++summary.answers;
@@ -179,7 +167,7 @@ JudgePhaseSummary run_judge_phase(const Spec& spec, const Plan& plan, const Judg
         for (auto& c : s.failed_calls) calls.push_back(std::move(c));
     }
     if (calls.empty() || round > max_repairs) break;
-    RunSummary sent = run_plan(calls, run_dir, round_options, cancel, hooks);
+    RunSummary sent = run_plan(calls, store, round_options, cancel, hooks);
     if (round_options.budget_usd)  // the budget covers every round together
       *round_options.budget_usd = std::max(0.0, *round_options.budget_usd - sent.spend_usd);
     rounds.push_back(sent);
@@ -198,13 +186,13 @@ double JudgePhaseSummary::spend_usd() const {
   return total;
 }
 
-JudgePhaseSummary judge_answers(const Audit& audit, std::size_t judge, const Selection& selection, double spent_usd,
-                                const std::atomic<bool>& cancel, const RunHooks& hooks) {
+JudgePhaseSummary judge_answers(const Audit& audit, Store& store, std::size_t judge, const Selection& selection,
+                                double spent_usd, const std::atomic<bool>& cancel, const RunHooks& hooks) {
   SchedulerOptions options = scheduler_options(audit.spec(), audit.options);
   if (options.budget_usd) *options.budget_usd = std::max(0.0, *options.budget_usd - spent_usd);  // one budget per run
   JudgeBuilder builder(audit.spec(), audit.sources(), static_cast<int>(judge));
-  return run_judge_phase(audit.spec(), audit.plan(), builder, audit.run_dir, selection.rows, audit.options.repairs,
-                         options, cancel, hooks);
+  return run_judge_phase(audit.spec(), audit.plan(), builder, store, selection.rows, audit.options.repairs, options,
+                         cancel, hooks);
 }
 
 analyze::ScoreTable scores_from_store(const Spec& spec, const Plan& plan, const JudgeBuilder& judge, Store& store,

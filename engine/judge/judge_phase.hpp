@@ -62,16 +62,17 @@ struct JudgePhaseSummary {
 };
 
 /// Sends the judge calls for `rows` (and repair calls for unusable replies, up to
-/// `max_repairs` rounds) through the scheduler and store in `run_dir`.
-JudgePhaseSummary run_judge_phase(const Spec& spec, const Plan& plan, const JudgeBuilder& judge,
-                                  const std::filesystem::path& run_dir, const std::vector<std::size_t>& rows,
+/// `max_repairs` rounds) through the scheduler into `store`, whose run lock the caller may
+/// hold across every round.
+JudgePhaseSummary run_judge_phase(const Spec& spec, const Plan& plan, const JudgeBuilder& judge, Store& store,
+                                  const std::vector<std::size_t>& rows,
                                   int max_repairs, const SchedulerOptions& options, const std::atomic<bool>& cancel,
                                   const RunHooks& hooks);
 
 /// The judge step of `mirac run`: judge `judge` (an index into spec.judges) over the
 /// selected answers, within what the budget has left after `spent_usd`.
-JudgePhaseSummary judge_answers(const Audit& audit, std::size_t judge, const Selection& selection, double spent_usd,
-                                const std::atomic<bool>& cancel, const RunHooks& hooks);
+JudgePhaseSummary judge_answers(const Audit& audit, Store& store, std::size_t judge, const Selection& selection,
+                                double spent_usd, const std::atomic<bool>& cancel, const RunHooks& hooks);
 
 /// The score table of every request in the plan that `judge` has scored, in plan order,
 /// as `mirac analyze` reads it (`table.path` names the store).

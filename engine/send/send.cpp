@@ -75,12 +75,12 @@ Outcome check_judges_ready(const Audit& audit) {
   return {};
 }
 
-RunSummary send_answers(const Audit& audit, const Selection& selection, const std::atomic<bool>& cancel,
+RunSummary send_answers(const Audit& audit, Store& store, const Selection& selection, const std::atomic<bool>& cancel,
                         const RunHooks& hooks) {
   std::vector<ModelCall> calls;
   calls.reserve(selection.rows.size());
   for (std::size_t row : selection.rows) calls.push_back(audit.plan().requests[row].call);
-  return run_plan(calls, audit.run_dir, scheduler_options(audit.spec(), audit.options), cancel, hooks);
+  return run_plan(calls, store, scheduler_options(audit.spec(), audit.options), cancel, hooks);
 }
 
 }  // namespace mirac

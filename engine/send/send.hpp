@@ -19,8 +19,8 @@ SchedulerOptions scheduler_options(const Spec& spec, const AuditOptions& options
 /// judge has a price. A run that could not judge what it bought would stop halfway.
 Outcome check_judges_ready(const Audit& audit);
 
-/// Sends the selected requests (those already answered in the store are skipped).
-RunSummary send_answers(const Audit& audit, const Selection& selection, const std::atomic<bool>& cancel,
+/// Sends the selected requests (those already answered in `store` are skipped).
+RunSummary send_answers(const Audit& audit, Store& store, const Selection& selection, const std::atomic<bool>& cancel,
                         const RunHooks& hooks);
 
 }  // namespace mirac

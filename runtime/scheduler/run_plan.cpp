@@ -20,6 +20,11 @@ RunSummary run_plan(const std::vector<ModelCall>& calls, const std::filesystem::
     s.fatal_error = error;
     return s;
   }
+  return run_plan(calls, *store, options, cancel, hooks, jitter_seed);
+}
+
+RunSummary run_plan(const std::vector<ModelCall>& calls, Store& store, const SchedulerOptions& options,
+                    const std::atomic<bool>& cancel, const RunHooks& hooks, std::uint64_t jitter_seed) {
   ProcessEnvironment env;
   CurlOptions curl;
   // CURLOPT_NOPROXY replaces the NO_PROXY variable, so keep the user's list as well.
@@ -30,7 +35,7 @@ RunSummary run_plan(const std::vector<ModelCall>& calls, const std::filesystem::
   SystemClock clock;
   SeededRandom random(jitter_seed);
   SchedulerContext ctx{clock, random, env, cancel, hooks.on_progress, hooks.log};
-  return execute(calls, *store, http, options, ctx);
+  return execute(calls, store, http, options, ctx);
 }
 
 std::string format_duration(double seconds) {

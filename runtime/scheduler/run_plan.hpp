@@ -24,6 +24,10 @@ struct RunHooks {
 RunSummary run_plan(const std::vector<ModelCall>& calls, const std::filesystem::path& run_dir,
                     const SchedulerOptions& options, const std::atomic<bool>& cancel,
                     const RunHooks& hooks = {}, std::uint64_t jitter_seed = 0);
+/// The same on a store the caller opened and keeps: `mirac run` holds one store (and its
+/// run lock) from its first request to its last write, across every phase.
+RunSummary run_plan(const std::vector<ModelCall>& calls, Store& store, const SchedulerOptions& options,
+                    const std::atomic<bool>& cancel, const RunHooks& hooks = {}, std::uint64_t jitter_seed = 0);
 
 /// "1234/4320 answered (28.6%) | 12.3/s | ETA 4m10s | $1.23 | 2 failed | errors: rate_limited 3"
 std::string format_progress(const Progress& p);

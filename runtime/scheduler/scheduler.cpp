@@ -2,6 +2,7 @@
 // drive the HTTP client, and turn each completion into a stored answer, a retry, or a
 // stop. Every answer is committed before the loop moves on.
 #include "runtime/scheduler/scheduler.hpp"
+#include "runtime/store/journal.hpp"
 
 #include <fmt/format.h>
 
@@ -57,6 +58,10 @@ class Run {
             const std::string& extra);
   void stop_provider(ProviderState& p, const Interpretation& in);
   void store_failed(const std::string& what);
+  void keep(AnswerRecord answer, const AttemptRecord& attempt);
+  bool flush();
+  void count_committed(const JournalEntry& e);
+  void spill_unsaved();
   bool has_pending_work() const;
   void report(bool final);
   void log(const std::string& s) {
@@ -75,6 +80,9 @@ class Run {
   std::vector<ProviderState> providers_;
   std::map<std::string, std::string> keys_;  // key_env -> value
   std::set<std::string> notes_seen_;
+  // Answers received but not yet committed: written together before the loop waits on the
+  // network again, and kept (retried, then spilled to the journal) when the store fails.
+  std::vector<JournalEntry> unsaved_;
   double spent_ = 0, reserved_ = 0;
   double start_ = 0, last_report_ = 0, cancel_deadline_ = kInf;
   bool stopping_ = false, aborted_ = false;
@@ -93,6 +101,18 @@ bool Run::prepare() {
   if (std::string error; !store_.lock_for_run(error)) {
     sum_.fatal_error = error;
     return false;
+  }
+  // What an earlier run could not write (its journal) goes in first, so it counts as
+  // answered and is not sent again.
+  const bool journal = std::filesystem::exists(journal_path(store_.path().parent_path()));
+  if (journal && !store_.check_writable(sum_.fatal_error)) return false;
+  if (std::size_t imported = 0; !store_.import_journal(imported, sum_.fatal_error)) {
+    sum_.fatal_error += ". Nothing was sent";
+    return false;
+  } else if (imported > 0) {
+    std::string m = fmt::format("stored {} answer(s) an earlier run had kept in its journal", imported);
+    sum_.messages.push_back(m);
+    log(m);
   }
   // Only what still has to be sent needs a key and a price: a resumed run whose
   // remaining requests are all for one provider must not demand the others' keys.
@@ -149,6 +169,12 @@ bool Run::prepare() {
   }
   prog_.total = sum_.total;
   prog_.skipped = prog_.done = sum_.skipped;
+  // Before anything is bought, the store must take a write: on a full disk a run would pay
+  // for answers it cannot keep. A run with nothing to send needs no write.
+  if (!items_.empty() && !journal && !store_.check_writable(sum_.fatal_error)) {
+    sum_.not_sent["store_error"] = items_.size();
+    return false;
+  }
   return true;
 }
 
@@ -279,9 +305,7 @@ void Run::handle(const HttpCompletion& c) {
       rec.cause = "ok";
       rec.attempts = it.attempts;
       spent_ += cost;  // billed whether or not the store write succeeds
-      if (!store_.record_answer(rec, a)) return store_failed(store_.last_error());
-      ++sum_.stored;
-      ++prog_.done;
+      keep(std::move(rec), a);
       break;
     }
     case Verdict::retry: {
@@ -291,9 +315,9 @@ void Run::handle(const HttpCompletion& c) {
       // A 429 speaks for the whole provider: hold every send, not just this request.
       if (in.cause == "rate_limited") p.pacer.pause_until(now + d.delay_s);
       a.retry_delay_s = d.delay_s;
-      if (!store_.record_attempt(a)) return store_failed(store_.last_error());
       ++prog_.retries;
-      p.retry.emplace(now + d.delay_s, c.tag);
+      p.retry.emplace(now + d.delay_s, c.tag);  // queued even if the store fails: counted as not sent
+      if (!store_.record_attempt(a)) return store_failed(store_.last_error());
       break;
     }
     case Verdict::fatal_request: return fail(it, in, r, a, "");
@@ -323,10 +347,63 @@ void Run::fail(Item& it, const Interpretation& in, const HttpResponse& r, Attemp
   rec.message = redact(extra.empty() ? in.message : in.message + " (" + extra + ")");
   rec.attempts = it.attempts;
   it.body.clear();
-  if (!store_.record_answer(rec, a)) return store_failed(store_.last_error());
-  ++sum_.failed;
-  ++sum_.failed_by_cause[in.cause];
-  ++prog_.failed;
+  keep(std::move(rec), a);
+}
+
+void Run::keep(AnswerRecord answer, const AttemptRecord& attempt) {
+  unsaved_.push_back(JournalEntry{std::move(answer), attempt});
+}
+
+void Run::count_committed(const JournalEntry& e) {
+  if (e.answer.status == "done") {
+    ++sum_.stored;
+    ++prog_.done;
+  } else {
+    ++sum_.failed;
+    ++sum_.failed_by_cause[e.answer.cause];
+    ++prog_.failed;
+  }
+}
+
+bool Run::flush() {
+  if (unsaved_.empty()) return true;
+  // One transaction (one disk sync) for every answer that arrived together, and for those
+  // an earlier write failed on. All or nothing, so the counts below are exactly what the
+  // store holds: a batch that fails stays in unsaved_ whole and is tried again.
+  bool ok = store_.begin_batch();
+  for (const auto& e : unsaved_) ok = ok && store_.record_answer(e.answer, e.attempt);
+  if (ok) ok = store_.commit_batch();
+  else store_.rollback_batch();
+  if (!ok) {
+    store_failed(store_.last_error());
+    return false;
+  }
+  for (const auto& e : unsaved_) count_committed(e);
+  unsaved_.clear();
+  return true;
+}
+
+void Run::spill_unsaved() {
+  // The store still refuses: the journal beside it keeps what was paid for, and the next
+  // run imports it before sending anything.
+  if (unsaved_.empty()) return;
+  const auto file = journal_path(store_.path().parent_path());
+  std::string error;
+  if (append_journal(file, unsaved_, error)) {
+    sum_.journaled = unsaved_.size();
+    std::string m = fmt::format(
+        "{} answer(s) received could not be written to the store; kept in {} (the next run stores them first)",
+        unsaved_.size(), file.string());
+    sum_.messages.push_back(m);
+    log(m);
+  } else {
+    sum_.lost = unsaved_.size();
+    std::string m = fmt::format("{} answer(s) received could be written neither to the store nor to {}: {}",
+                                unsaved_.size(), file.string(), error);
+    sum_.messages.push_back(m);
+    log(m);
+  }
+  unsaved_.clear();
 }
 
 void Run::stop_provider(ProviderState& p, const Interpretation& in) {
@@ -393,17 +470,18 @@ RunSummary Run::go() {
     if (stopping_) wait = std::min(wait, std::max(0.0, cancel_deadline_ - now));
     wait = std::max(wait, 0.0);
     if (in_flight > 0) {
-      auto completions = http_.poll(wait);
       // Answers that arrived together share one commit (one disk sync), made before the
       // loop waits on the network again.
-      bool batch = completions.size() > 1 && store_.begin_batch();
-      for (const auto& c : completions) handle(c);
-      if (batch && !store_.commit_batch()) store_failed(store_.last_error());
+      for (const auto& c : http_.poll(wait)) handle(c);
+      flush();
     } else {
       ctx_.clock.sleep(std::max(wait, 0.001));
     }
     if (ctx_.clock.now() - last_report_ >= opt_.progress_interval_s) report(false);
   }
+  // A store that failed may have recovered (space freed): a few more tries, then the journal.
+  for (int attempt = 0; attempt < 3 && !flush(); ++attempt) ctx_.clock.sleep(1.0);
+  spill_unsaved();
   // Whatever is still queued stays pending in the store; say why.
   for (const auto& p : providers_) {
     std::size_t left = p.queue.size() + p.retry.size();

@@ -59,8 +59,10 @@ struct RunSummary {
   std::size_t skipped = 0;  ///< already answered in the store
   std::size_t sent = 0;     ///< requests sent at least once this run
   std::size_t attempts = 0;
-  std::size_t stored = 0;   ///< answers stored this run
-  std::size_t failed = 0;   ///< stored as failed this run (retried by the next run)
+  std::size_t stored = 0;   ///< answers committed to the store this run
+  std::size_t failed = 0;   ///< committed as failed this run (retried by the next run)
+  std::size_t journaled = 0;  ///< received, but the store refused them: kept in the journal
+  std::size_t lost = 0;       ///< received, refused by the store and by the journal
   std::map<std::string, std::size_t> failed_by_cause;
   std::map<std::string, std::size_t> not_sent;  ///< pending, by reason (budget, cancelled, provider stopped)
   double spend_usd = 0;     ///< this run

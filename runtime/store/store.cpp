@@ -2,6 +2,7 @@
 // committed answer survives a process kill and a power cut; readers never block writers,
 // so several runs (or a status query) can share the file.
 #include "runtime/store/store.hpp"
+#include "runtime/store/journal.hpp"
 #include "runtime/store/sqlite_retry.hpp"
 
 #include <fmt/format.h>
@@ -253,6 +254,56 @@ bool Store::commit_batch() {
     i.rollback->reset();
   }
   return ok;
+}
+
+void Store::rollback_batch() {
+  if (!in_batch_) return;
+  in_batch_ = false;
+  // SQLite may already have rolled back on a full disk; a second rollback is harmless.
+  if (!sqlite3_get_autocommit(impl_->db)) {
+    impl_->rollback->step();
+    impl_->rollback->reset();
+  }
+}
+
+bool Store::check_writable(std::string& error) {
+  // A probe of about four answers' size, committed (so it reaches the disk, not only the
+  // page cache) and then deleted.
+  bool ok = exec_retrying_busy(impl_->db,
+                               "INSERT OR REPLACE INTO meta (key, value) VALUES ('write_probe', hex(zeroblob(8192)))") &&
+            exec_retrying_busy(impl_->db, "DELETE FROM meta WHERE key = 'write_probe'");
+  if (!ok)
+    error = fmt::format("cannot write to the store {}: {}. Nothing was sent; free space on its disk (or fix its "
+                        "permissions) and run again",
+                        path_.string(), sqlite3_errmsg(impl_->db));
+  return ok;
+}
+
+bool Store::import_journal(std::size_t& imported, std::string& error) {
+  imported = 0;
+  const auto file = journal_path(path_.parent_path());
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) return true;
+  std::size_t unreadable = 0;
+  std::vector<JournalEntry> entries = read_journal(file, unreadable);
+  bool ok = begin_batch();
+  for (const auto& e : entries) ok = ok && record_answer(e.answer, e.attempt);
+  if (ok) ok = commit_batch();
+  else rollback_batch();
+  if (!ok) {
+    error = fmt::format("cannot write to the store the {} answer(s) an earlier run kept in {}: {}", entries.size(),
+                        file.string(), last_error_);
+    return false;
+  }
+  imported = entries.size();
+  // Committed (synchronous=FULL): the journal has done its work. A line that was never
+  // whole (a crash while it was written) was an answer lost with the crash, as any in flight.
+  std::filesystem::remove(file, ec);
+  return true;
+}
+
+bool Store::cap_pages(long long pages) {
+  return exec_retrying_busy(impl_->db, fmt::format("PRAGMA max_page_count = {}", pages).c_str());
 }
 
 bool Store::record_answer(const AnswerRecord& a, const AttemptRecord& final_attempt) {

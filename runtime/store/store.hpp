@@ -68,9 +68,21 @@ class Store {
   const std::filesystem::path& path() const { return path_; }
 
   /// Takes the run lock (`<dir>/run.lock`, an flock the kernel drops if the process dies)
-  /// so two runs on one store cannot both send (and pay for) the same requests. Idempotent.
+  /// so two runs on one store cannot both send (and pay for) the same requests. Idempotent:
+  /// the lock belongs to this Store object and is held until it is destroyed, so a caller
+  /// that keeps one Store across several phases (`mirac run`) holds it across all of them.
   /// False with a message naming the holder's pid when another process holds it.
   bool lock_for_run(std::string& error);
+
+  /// Proves the store can take a write now (commits and deletes a probe row of a few
+  /// answers' size), so a run on a full or read-only disk stops before it buys anything.
+  bool check_writable(std::string& error);
+  /// Stores the answers an earlier run spilled to the journal (journal.hpp) and removes
+  /// the journal once they are committed. True when there was none; `imported` counts them.
+  bool import_journal(std::size_t& imported, std::string& error);
+  /// Caps the database at `pages` pages (PRAGMA max_page_count), as a quota would: writes
+  /// past it fail with SQLITE_FULL. Tests use it to fill the store without filling a disk.
+  bool cap_pages(long long pages);
 
   /// Hashes with a stored successful answer (loaded once per run to skip them).
   std::unordered_set<std::string> done_hashes();
@@ -90,7 +102,9 @@ class Store {
   /// the answers that arrived together, instead of one each. The scheduler commits each
   /// batch before it waits on the network again.
   bool begin_batch();
-  bool commit_batch();
+  bool commit_batch();  ///< on failure the whole batch is rolled back
+  /// Drops every write since begin_batch() (after one of them failed).
+  void rollback_batch();
 
   std::optional<AnswerRecord> answer(const std::string& hash);
   /// What judging reads of an answer (status, text, cause), without the request and

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -82,6 +83,42 @@ inline Outcome invoke(const std::vector<std::string>& args, const std::string& b
   std::filesystem::remove(out_path);
   std::filesystem::remove(err_path);
   return o;
+}
+
+/// Starts the mirac binary with `args` without waiting for it (for tests that signal it or
+/// start a second run beside it); its standard output and error both go to `log`. A
+/// `file_size_limit` > 0 (bytes) sets RLIMIT_FSIZE in the child: every file it writes
+/// stops growing there, as on a full disk, without root.
+inline pid_t spawn(const std::vector<std::string>& args, const std::string& base_url, const std::filesystem::path& log,
+                   long file_size_limit = 0) {
+  const char* binary = std::getenv("MIRAC_BINARY");
+  REQUIRE(binary != nullptr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    setenv("OPENAI_BASE_URL", base_url.c_str(), 1);
+    setenv("OPENAI_API_KEY", kTestApiKey, 1);
+    unsetenv("MIRAC_DATA");
+    int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    if (file_size_limit > 0) {
+      rlimit limit{static_cast<rlim_t>(file_size_limit), static_cast<rlim_t>(file_size_limit)};
+      setrlimit(RLIMIT_FSIZE, &limit);
+    }
+    std::vector<char*> argv{const_cast<char*>(binary)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(binary, argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+/// Waits for a spawned run: its exit status, or -1 when a signal ended it.
+inline int wait_exit(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 }  // namespace mirac::test

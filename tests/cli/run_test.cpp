@@ -1,5 +1,6 @@
 // run_test.cpp: the real `mirac` binary against the loopback fake provider: a run, a rerun
-// that sends nothing, status, and a run killed with SIGKILL then resumed.
+// that sends nothing, status, a run killed with SIGKILL then resumed, runs stopped by
+// SIGINT, SIGTERM and SIGHUP, and a run whose standard output is closed.
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -168,6 +169,94 @@ TEST_CASE("Ctrl-C stops sending, keeps the answers in flight, and the rerun fini
   CHECK(output.find("done " + std::to_string(answered) + ",") != std::string::npos);
   CHECK(run_mirac(args, server.base_url(), &output) == 0);
   CHECK(server.stats().requests == static_cast<std::size_t>(total));
+  server.stop();
+}
+
+TEST_CASE("SIGTERM and SIGHUP are Ctrl-C: repeated interruptions pay for no answer twice") {
+  Scratch scratch("sigterm");
+  const int seeds = 40, total = 2 * seeds, interruptions = 3;
+  std::ofstream(scratch.dir / "e2e.audit") << spec_text(seeds);
+  mirac::fake::FakeServerOptions options;
+  options.latency_s = 0.2;  // slow enough that every interruption finds answers in flight
+  mirac::fake::FakeServer server(options);
+  std::string error;
+  REQUIRE(server.start(error));
+  std::string spec = (scratch.dir / "e2e.audit").string(), store = (scratch.dir / "store").string();
+  std::vector<std::string> args = {"run", spec, "--store", store, "--concurrency", "4", "--answers-only"};
+
+  for (int signal : {SIGTERM, SIGHUP}) {
+    for (int i = 0; i < interruptions; ++i) {
+      CAPTURE(signal);
+      CAPTURE(i);
+      std::size_t before = server.stats().answered;
+      pid_t child = 0;
+      run_mirac(args, server.base_url(), nullptr, &child);
+      // Interrupt once this run has been served a few answers and has more in flight.
+      for (int t = 0; t < 500 && server.stats().answered < before + 4; ++t)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      kill(child, signal);
+      int status = 0;
+      waitpid(child, &status, 0);
+      REQUIRE(WIFEXITED(status));  // ended by its own summary, not by the signal
+      CHECK((WEXITSTATUS(status) == 4 || WEXITSTATUS(status) == 0));
+      // Every answer served so far is in the store.
+      std::string output;
+      CHECK(run_mirac({"status", spec, "--store", store}, server.base_url(), &output) == 0);
+      CHECK(output.find("done " + std::to_string(server.stats().answered) + ",") != std::string::npos);
+    }
+  }
+  std::string output;
+  CHECK(run_mirac(args, server.base_url(), &output) == 0);
+  INFO(output);
+  CHECK(run_mirac({"status", spec, "--store", store}, server.base_url(), &output) == 0);
+  CHECK(output.find("done " + std::to_string(total) + ", failed 0, pending 0") != std::string::npos);
+  CHECK(server.stats().paid_twice == 0);
+  CHECK(server.stats().requests == static_cast<std::size_t>(total));
+  server.stop();
+}
+
+TEST_CASE("a run whose standard output is closed (mirac run | head) still stores and judges everything") {
+  Scratch scratch("sigpipe");
+  std::ofstream(scratch.dir / "e2e.audit") << spec_text(5)
+                                           << "rubric tiny {\n  scale 1..5\n  worst high\n  dim D1 \"Depth\" { 1 \"Deep\" 5 \"Shallow\" }\n}\n"
+                                              "judge j = openai(\"gpt-judge\") { rubric tiny }\n";
+  mirac::fake::FakeServer server;
+  std::string error;
+  REQUIRE(server.start(error));
+  std::string spec = (scratch.dir / "e2e.audit").string(), store = (scratch.dir / "store").string();
+  const char* binary = std::getenv("MIRAC_BINARY");
+  REQUIRE(binary != nullptr);
+  int pipe_fds[2];
+  REQUIRE(pipe(pipe_fds) == 0);
+  ::close(pipe_fds[0]);  // the reader (head) is gone before mirac writes its first line
+  pid_t pid = fork();
+  if (pid == 0) {
+    setenv("OPENAI_BASE_URL", server.base_url().c_str(), 1);
+    setenv("OPENAI_API_KEY", "sk-test-e2e-secret", 1);
+    signal(SIGPIPE, SIG_DFL);  // as a shell starts it
+    dup2(pipe_fds[1], 1);
+    int null_fd = ::open("/dev/null", O_WRONLY);
+    dup2(null_fd, 2);
+    std::vector<std::string> args = {"run", spec, "--store", store};
+    std::vector<char*> argv{const_cast<char*>(binary)};
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(binary, argv.data());
+    _exit(127);
+  }
+  ::close(pipe_fds[1]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  CHECK_FALSE(WIFSIGNALED(status));
+  std::string output;
+  CHECK(run_mirac({"status", spec, "--store", store}, server.base_url(), &output) == 0);
+  INFO(output);
+  CHECK(output.find("done 10, failed 0, pending 0") != std::string::npos);
+  // The judge phase ran too: a rerun sends nothing more.
+  std::size_t before = server.stats().requests;
+  CHECK(before > 10);
+  CHECK(run_mirac({"run", spec, "--store", store}, server.base_url(), &output) == 0);
+  CHECK(server.stats().requests == before);
   server.stop();
 }
 

@@ -189,7 +189,10 @@ FakeServer::Response FakeServer::respond(const Request& req) {
   auto count = [&](int status) {
     std::lock_guard lock(mu_);
     ++stats_.by_status[status];
-    if (status == 200) ++stats_.answered;
+    if (status != 200) return;
+    ++stats_.answered;
+    // A client that stores every answer it received never asks the same question twice.
+    if (++answers_[user] > 1) ++stats_.paid_twice;
   };
 
   if (req.method != "POST" || (!anthropic && !openai)) {

@@ -45,6 +45,7 @@ struct FakeServerOptions {
 struct FakeServerStats {
   std::size_t requests = 0;  ///< complete requests received (every attempt)
   std::size_t answered = 0;  ///< 200 answers sent
+  std::size_t paid_twice = 0;  ///< 200 answers to a user message already answered 200 before
   std::size_t rate_limited = 0;  ///< 429s sent because of the enforced RPM limit
   std::size_t connections = 0;
   std::map<int, std::size_t> by_status;       ///< responses by HTTP status (0: reset)
@@ -110,6 +111,7 @@ class FakeServer {
   std::condition_variable stop_cv_;
   FakeServerStats stats_;
   std::map<std::string, int> receipts_;  // user text -> times received
+  std::map<std::string, int> answers_;   // user text -> 200 answers sent for it
   std::deque<double> window_;            // accepted request times for the RPM limit
   std::vector<std::string> bodies_, auth_;
   std::size_t next_id_ = 0;
