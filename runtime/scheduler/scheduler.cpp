@@ -3,6 +3,8 @@
 // stop. Every answer is committed before the loop moves on.
 #include "runtime/scheduler/scheduler.hpp"
 
+#include "runtime/providers/secrets.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -63,6 +65,9 @@ class Run {
     if (ctx_.log) ctx_.log(s);
   }
   std::string redact(std::string s) const;
+  // The store's writes, with every field that came from a server redacted first.
+  bool record_attempt(AttemptRecord a);
+  bool record_answer(AnswerRecord rec, AttemptRecord a);
 
   const std::vector<ModelCall>& calls_;
   Store& store_;
@@ -81,12 +86,25 @@ class Run {
 };
 
 std::string Run::redact(std::string s) const {
-  // Servers sometimes echo (part of) the key in an error message; never store or log it.
-  for (const auto& [var, key] : keys_) {
-    if (key.size() < 4) continue;
-    for (std::size_t pos; (pos = s.find(key)) != std::string::npos;) s.replace(pos, key.size(), "[redacted]");
-  }
-  return s;
+  // Servers echo keys: in an error message, a request-id header, even inside an answer.
+  // Nothing that came back is stored or logged before this has run over it.
+  std::vector<std::string> keys;
+  for (const auto& [var, key] : keys_) keys.push_back(key);
+  return redact_keys(std::move(s), keys);
+}
+
+bool Run::record_attempt(AttemptRecord a) {
+  for (std::string* field : {&a.message, &a.provider_request_id, &a.response_body, &a.cause})
+    *field = redact(std::move(*field));
+  return store_.record_attempt(a);
+}
+
+bool Run::record_answer(AnswerRecord rec, AttemptRecord a) {
+  for (std::string* field : {&rec.request_body, &rec.response_body, &rec.text, &rec.finish_reason, &rec.returned_model,
+                             &rec.provider_request_id, &rec.system_fingerprint, &rec.message, &rec.cause,
+                             &a.message, &a.provider_request_id, &a.response_body, &a.cause})
+    *field = redact(std::move(*field));
+  return store_.record_answer(rec, a);
 }
 
 bool Run::prepare() {
@@ -236,7 +254,7 @@ void Run::handle(const HttpCompletion& c) {
     a.outcome = "aborted";
     a.cause = "cancelled";
     a.message = "aborted at cancellation";
-    if (!store_.record_attempt(a)) store_failed(store_.last_error());
+    if (!record_attempt(a)) store_failed(store_.last_error());
     ++sum_.not_sent["cancelled"];
     return;
   }
@@ -279,7 +297,7 @@ void Run::handle(const HttpCompletion& c) {
       rec.cause = "ok";
       rec.attempts = it.attempts;
       spent_ += cost;  // billed whether or not the store write succeeds
-      if (!store_.record_answer(rec, a)) return store_failed(store_.last_error());
+      if (!record_answer(rec, a)) return store_failed(store_.last_error());
       ++sum_.stored;
       ++prog_.done;
       break;
@@ -291,7 +309,7 @@ void Run::handle(const HttpCompletion& c) {
       // A 429 speaks for the whole provider: hold every send, not just this request.
       if (in.cause == "rate_limited") p.pacer.pause_until(now + d.delay_s);
       a.retry_delay_s = d.delay_s;
-      if (!store_.record_attempt(a)) return store_failed(store_.last_error());
+      if (!record_attempt(a)) return store_failed(store_.last_error());
       ++prog_.retries;
       p.retry.emplace(now + d.delay_s, c.tag);
       break;
@@ -323,7 +341,7 @@ void Run::fail(Item& it, const Interpretation& in, const HttpResponse& r, Attemp
   rec.message = redact(extra.empty() ? in.message : in.message + " (" + extra + ")");
   rec.attempts = it.attempts;
   it.body.clear();
-  if (!store_.record_answer(rec, a)) return store_failed(store_.last_error());
+  if (!record_answer(rec, a)) return store_failed(store_.last_error());
   ++sum_.failed;
   ++sum_.failed_by_cause[in.cause];
   ++prog_.failed;
