@@ -40,7 +40,14 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     return app.exit(e, out, err) == 0 ? kOk : kUsageError;
   }
   try {
-    return commands.run_parsed();
+    int code = commands.run_parsed();
+    // Output that never reached its file or pipe (a full disk, /dev/full) is a failure,
+    // whatever the command thought of its work.
+    if (!out.flush()) {
+      err << "mirac: error: cannot write standard output\n";
+      return code == kOk ? kUsageError : code;
+    }
+    return code;
   } catch (const std::exception& e) {
     // A crash on any input is a bug; say so plainly rather than abort.
     err << "mirac: internal error: " << e.what() << "\nplease report this with the spec that caused it\n";

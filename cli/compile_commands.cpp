@@ -39,17 +39,20 @@ int check_spec(const CompileOptions& o, std::ostream& out, std::ostream& err) {
 // Only parses: a spec whose data is absent can still be formatted.
 int format_spec(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   const std::string path = o.audit.spec.string();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    err << path << ": error: cannot read spec file\n";
+  std::string why;
+  const std::optional<std::string> read = read_regular_file(path, why);
+  if (!read) {
+    err << path << ": error: cannot read spec file: " << why << '\n';
     return kSpecError;
   }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string original = buffer.str();
+  const std::string& original = *read;
+  // A byte order mark is not part of the spec; fmt's output has none.
+  const bool bom = original.rfind("\xEF\xBB\xBF", 0) == 0;
   SourceManager sources;
   Diagnostics diags;
-  ast::Module module = parse_module(sources.add(path, original), sources, diags);
+  const FileId file = sources.add(path, bom ? original.substr(3) : original);
+  ast::Module module;
+  if (require_utf8(sources, file, "the spec", diags)) module = parse_module(file, sources, diags);
   if (diags.has_errors()) {
     diags.print(err, sources);
     return kSpecError;
@@ -64,7 +67,10 @@ int format_spec(const CompileOptions& o, std::ostream& out, std::ostream& err) {
     out << formatted;
   } else if (formatted != original) {
     std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    f << formatted;
+    if (!(f << formatted) || !f.flush()) {
+      err << path << ": error: cannot write the formatted spec\n";
+      return kUsageError;
+    }
   }
   return kOk;
 }
@@ -89,6 +95,12 @@ int write_prompts(const CompileOptions& o, std::ostream& out, std::ostream& err)
     target = &file;
   }
   for (const auto& p : audit.plan().prompts) *target << prompt_json(audit.spec(), p).dump() << '\n';
+  // A full disk fails the write, not the open: without this check the file is left empty
+  // and the command says nothing.
+  if (!target->flush()) {
+    err << (target == &out ? std::string("standard output") : o.output) << ": error: write failed\n";
+    return kUsageError;
+  }
   return kOk;
 }
 

@@ -3,6 +3,8 @@
 // blocks in check_analysis.cpp.
 #include "interpreter/check.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -11,8 +13,10 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "interpreter/hash.hpp"
+#include "runtime/providers/secrets.hpp"
 #include "interpreter/stdlib_modules.hpp"
 
 namespace mirac {
@@ -52,15 +56,21 @@ class NameTable {
   std::map<std::string, SourceRange> seen_;
 };
 
+// A string value anywhere in `e` (lists included) shaped like a key; null when none is.
+const ast::Expr* key_shaped_value(const ast::Expr& e) {
+  if (const auto* s = std::get_if<ast::StringLit>(&e.node)) return looks_like_key(s->value) ? &e : nullptr;
+  if (const auto* l = std::get_if<ast::ListLit>(&e.node))
+    for (const auto& item : l->items)
+      if (const ast::Expr* found = key_shaped_value(item)) return found;
+  return nullptr;
+}
+
 // A settings block as JSON: numbers, strings, booleans, lists and nested blocks.
 nlohmann::json block_json(const ast::Block& block, Diagnostics& diags) {
   nlohmann::json out = nlohmann::json::object();
   for (const auto& p : block.props) {
     if (out.contains(p.key.name)) diags.error(p.key.range, fmt::format("setting '{}' is given twice", p.key.name));
-    if (p.key.name == "key" || p.key.name == "api_key" || p.key.name == "apikey") {
-      diags.error(p.key.range, "a spec cannot hold an API key; keys come from the environment (see key_env)");
-      continue;
-    }
+    if (holds_credential(p, &diags)) continue;
     if (p.block) {
       out[p.key.name] = block_json(*p.block, diags);
       continue;
@@ -100,12 +110,25 @@ nlohmann::json block_json(const ast::Block& block, Diagnostics& diags) {
   return out;
 }
 
-std::string read_text_file(const std::filesystem::path& p, bool& ok) {
-  std::ifstream in(p, std::ios::binary);
-  ok = static_cast<bool>(in);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+// A spec without a prompt plans no request: `check` would say ok and `run` send nothing.
+// An error that lists the missing parts, so an empty or a header-only file is not taken
+// for a finished audit. (The header is optional: the spec is then named after its file.)
+void report_nothing_to_send(const Spec& spec, const std::vector<const ast::Decl*>& decls, SourceRange where,
+                            Diagnostics& diags) {
+  std::vector<std::string> missing;
+  bool has_seeds = std::any_of(decls.begin(), decls.end(),
+                               [](const ast::Decl* d) { return std::holds_alternative<ast::SeedsDecl>(d->node); });
+  if (!has_seeds) missing.emplace_back("'seeds'");
+  missing.emplace_back("a 'prompt { id ... text ... }'");
+  if (spec.models.empty()) missing.emplace_back("a 'model'");
+  diags.error(where, fmt::format("the spec declares no prompt, so there is nothing to send; it lacks {}",
+                                 fmt::join(missing, ", ")));
+}
+
+bool is_variable_name(const std::string& name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
 const std::set<std::string> kProtocols = {"openai_chat", "anthropic_messages"};
@@ -242,6 +265,24 @@ void resolve_price_tables(Spec& spec, const std::vector<const ast::Decl*>& decls
 
 }  // namespace
 
+bool holds_credential(const ast::Property& p, Diagnostics* diags) {
+  if (is_credential_name(p.key.name)) {
+    if (diags)
+      diags->error(p.key.range, fmt::format("'{}' would hold a credential, and a spec cannot hold one; keys come from "
+                                            "the environment (see key_env)", p.key.name));
+    return true;
+  }
+  const ast::Expr* value = p.value ? key_shaped_value(*p.value) : nullptr;
+  if (!value) return false;
+  if (diags && p.key.name == "key_env")
+    diags->error(value->range, "key_env must name the environment variable that holds the key (like OPENAI_API_KEY); "
+                               "this value looks like the key itself: put it in the environment instead");
+  else if (diags)
+    diags->error(value->range, fmt::format("the value of '{}' looks like an API key, and a spec cannot hold one; keys "
+                                           "come from the environment (see key_env)", p.key.name));
+  return true;
+}
+
 Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options, SourceManager& sources,
            Diagnostics& diags) {
   Spec spec;
@@ -339,6 +380,13 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
     if (s.contains("base_url") && s["base_url"].is_string()) provider.base_url = s["base_url"];
     else diags.error(p->name.range, fmt::format("provider '{}' needs a base_url", p->name.name));
     if (s.contains("key_env") && s["key_env"].is_string()) provider.key_env = s["key_env"];
+    if (!provider.key_env.empty() && !is_variable_name(provider.key_env)) {
+      // Most likely the key itself, pasted here by mistake: say so without showing it.
+      diags.error(p->name.range, fmt::format("provider '{}': key_env must name an environment variable (letters, "
+                                             "digits and _, like OPENAI_API_KEY); its value is not one and may be a "
+                                             "key, so it is not shown", p->name.name));
+      provider.key_env.clear();
+    }
     spec.providers[provider.name] = std::move(provider);
   }
   resolve_price_tables(spec, decls, main_file, sources, provider_names.names(), diags);
@@ -422,10 +470,18 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
                  c && c->callee.name == "file" && c->args.size() == 1 &&
                  std::holds_alternative<ast::StringLit>(c->args[0].node)) {
         std::string rel = std::get<ast::StringLit>(c->args[0].node).value;
-        bool ok = false;
-        std::string text = read_text_file(spec.data_root / rel, ok);
-        if (!ok) diags.error(c->args[0].range, fmt::format("cannot read system prompt file '{}'", (spec.data_root / rel).string()));
-        arm.system = text;
+        std::string why;
+        std::optional<std::string> text = read_regular_file(spec.data_root / rel, why);
+        if (!text) {
+          diags.error(c->args[0].range,
+                      fmt::format("cannot read system prompt file '{}': {}", (spec.data_root / rel).string(), why));
+        } else {
+          // Registered as a source, so a byte that is not UTF-8 is shown at its line and
+          // column now, not found when the first request is built after others were paid.
+          FileId file = sources.add(rel, std::move(*text));
+          require_utf8(sources, file, fmt::format("system prompt file '{}'", rel), diags);
+          arm.system = sources.text(file);
+        }
         arm.system_source = rel;
       } else {
         diags.error(v ? v->range : p.key.range, "'system' must be none, a string, or file(\"path\")");
@@ -497,6 +553,8 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
     if (report_names.add(r->name)) spec.reports.push_back(*r);
   check_analysis_blocks(spec, diags);
   check_criteria(spec, diags);
+  // Only when nothing else is wrong: a spec with errors is not mistaken for a finished one.
+  if (!spec.prompt && !diags.has_errors()) report_nothing_to_send(spec, decls, sources.range(main_file, 0, 0), diags);
   // Every file read (spec, modules, data), once, with its hash: the reproducibility manifest.
   std::set<std::string> recorded;
   for (std::size_t f = 0; f < sources.size(); ++f) {

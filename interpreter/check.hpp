@@ -33,4 +33,9 @@ void check_raters(Spec& spec, const std::vector<const ast::Decl*>& decls, const 
 /// spec does not use stdlib.providers): models become `sim-<model>`, judges `judge-<model>`.
 void use_offline_provider(Spec& spec);
 
+/// Whether a setting holds a credential: a credential-like name (key, token, secret,
+/// password, authorization, apiKey, ...) or a value shaped like a provider's key. Reported
+/// to `diags` when given; the caller then drops the setting, so no key reaches a request.
+bool holds_credential(const ast::Property& p, Diagnostics* diags);
+
 }  // namespace mirac

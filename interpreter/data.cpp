@@ -1,7 +1,5 @@
 #include "interpreter/data.hpp"
 
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -71,6 +69,36 @@ std::string json_error_text(const nlohmann::json::parse_error& e) {
   std::size_t colon = m.find(": ", m.find("parse error"));
   if (colon != std::string::npos) m = m.substr(colon + 2);
   return m;
+}
+
+// Data is shallow; a value nested deeper than this is a broken or hostile file, and walking
+// it (parsing, dumping, freeing) recurses once per level until the stack runs out.
+constexpr int kMaxJsonDepth = 200;
+
+// The offset of the bracket that opens level kMaxJsonDepth + 1, or npos: a scan that skips
+// strings, run before the parser so that the parser never sees such a value.
+std::size_t too_deep_at(std::string_view text) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth) return i;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return std::string_view::npos;
+}
+
+void report_too_deep(const SourceManager& sources, FileId file, std::size_t at, Diagnostics& diags) {
+  diags.error(sources.range(file, at, at + 1),
+              fmt::format("JSON nested more than {} levels deep; data values must be flatter", kMaxJsonDepth));
 }
 
 // RFC 4180 CSV: quoted fields may hold commas, quotes ("") and line breaks; CRLF or LF.
@@ -165,6 +193,12 @@ bool parse_jsonl(DataTable& t, const std::string& text, const SourceManager& sou
       row.line_begin = start;
       row.line_end = end;
       row.line = sources.position(t.file, start).line;
+      if (std::size_t deep = too_deep_at(line); deep != std::string_view::npos) {
+        report_too_deep(sources, t.file, start + deep, diags);
+        ok = false;
+        start = end + 1;
+        continue;
+      }
       try {
         row.fields = nlohmann::ordered_json::parse(line);
         if (!row.fields.is_object()) throw std::runtime_error("each line must hold a JSON object");
@@ -191,23 +225,29 @@ bool parse_jsonl(DataTable& t, const std::string& text, const SourceManager& sou
 std::optional<DataTable> read_table(const std::filesystem::path& path, const std::string& shown_path,
                                     const std::string& format, SourceRange use_site,
                                     SourceManager& sources, Diagnostics& diags) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    diags.error(use_site, fmt::format("cannot read data file '{}'", path.string()));
+  std::string why;
+  std::optional<std::string> bytes = read_regular_file(path, why);
+  if (!bytes) {
+    diags.error(use_site, fmt::format("cannot read data file '{}': {}", path.string(), why));
     return std::nullopt;
   }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
   DataTable t;
   t.path = shown_path;
-  t.file = sources.add(shown_path, buffer.str());
+  t.file = sources.add(shown_path, std::move(*bytes));
   const std::string& text = sources.text(t.file);
+  // Cells end up in prompts and JSON: a byte that is not UTF-8 is reported here, where it
+  // is, rather than failing later when a request is built.
+  if (!require_utf8(sources, t.file, fmt::format("data file '{}'", shown_path), diags)) return std::nullopt;
   bool ok = false;
   if (format == "csv") {
     ok = parse_csv(t, text, sources, diags);
   } else if (format == "jsonl") {
     ok = parse_jsonl(t, text, sources, diags);
   } else if (format == "json") {
+    if (std::size_t deep = too_deep_at(text); deep != std::string_view::npos) {
+      report_too_deep(sources, t.file, deep, diags);
+      return std::nullopt;
+    }
     try {
       DataRow row;
       row.file = t.file;

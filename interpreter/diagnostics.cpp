@@ -1,5 +1,7 @@
 #include "interpreter/diagnostics.hpp"
 
+#include "runtime/providers/secrets.hpp"
+
 #include <algorithm>
 #include <ostream>
 
@@ -72,6 +74,14 @@ std::string caret_line(std::string_view line, const SourceRange& r) {
   return out;
 }
 
+// The source line as printed: keys masked, and each byte that is not UTF-8 as '?', one
+// column like the byte it replaces, so that the terminal shows no mojibake.
+std::string printable(std::string_view line) {
+  std::string out(line);
+  for (std::size_t at; (at = invalid_utf8_at(out)) != std::string::npos;) out[at] = '?';
+  return mask_key_shapes(std::move(out));
+}
+
 }  // namespace
 
 void Diagnostics::print(std::ostream& out, const SourceManager& sources) const {
@@ -84,18 +94,28 @@ void Diagnostics::print(std::ostream& out, const SourceManager& sources) const {
   std::stable_sort(sorted.begin(), sorted.end(),
                    [&](const Diagnostic* a, const Diagnostic* b) { return key(a) < key(b); });
   for (const Diagnostic* d : sorted) {
+    // A spec line or a message may quote a key (the refusal of `api_key "sk-..."` quotes
+    // the line that holds it): what is printed shows no key.
     out << location(*d, sources) << ": "
-        << (d->severity == Severity::error ? "error: " : "warning: ") << d->message << '\n';
+        << (d->severity == Severity::error ? "error: " : "warning: ") << mask_key_shapes(d->message) << '\n';
     if (d->range.valid()) {
-      std::string_view line = sources.line(d->range.file, d->range.begin.line);
+      const std::string line = printable(sources.line(d->range.file, d->range.begin.line));
       out << line << '\n' << caret_line(line, d->range) << '\n';
     }
-    for (const auto& n : d->notes) out << "note: " << n << '\n';
+    for (const auto& n : d->notes) out << "note: " << mask_key_shapes(n) << '\n';
   }
   std::size_t errors = error_count();
   std::size_t warnings = list_.size() - errors;
   if (errors > 0) out << errors << (errors == 1 ? " error" : " errors") << " generated.\n";
   if (warnings > 0) out << warnings << (warnings == 1 ? " warning" : " warnings") << " generated.\n";
+}
+
+bool require_utf8(const SourceManager& sources, FileId file, const std::string& what, Diagnostics& diags) {
+  const std::string& text = sources.text(file);
+  std::size_t at = invalid_utf8_at(text);
+  if (at == std::string::npos) return true;
+  diags.error(sources.range(file, at, at + 1), invalid_utf8_message(text, at, what));
+  return false;
 }
 
 std::string closest_name(const std::string& name, const std::vector<std::string>& candidates) {

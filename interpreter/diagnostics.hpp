@@ -40,6 +40,10 @@ class Diagnostics {
   std::vector<Diagnostic> list_;
 };
 
+/// Reports the first byte of `file` that is not UTF-8, at its line and column, as an error
+/// naming `what` (e.g. "data file 'seeds.csv'"); false when there is one.
+bool require_utf8(const SourceManager& sources, FileId file, const std::string& what, Diagnostics& diags);
+
 /// The closest candidate to `name` by edit distance, or "" when none is close enough.
 std::string closest_name(const std::string& name, const std::vector<std::string>& candidates);
 /// `unknown X 'y'` plus `; did you mean 'z'?` when a close candidate exists.

@@ -1,9 +1,7 @@
 #include "interpreter/modules.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -13,6 +11,12 @@
 namespace mirac {
 
 namespace {
+
+// Editors on Windows save UTF-8 with a byte order mark; it is not part of the spec.
+std::string without_bom(std::string text) {
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);
+  return text;
+}
 
 struct Loader {
   SourceManager& sources;
@@ -66,14 +70,13 @@ struct Loader {
       key = ec ? p.string() : canonical.string();
       shown = p.lexically_normal().string();
       if (!state.count(key)) {
-        std::ifstream in(p, std::ios::binary);
-        if (!in) {
-          diags.error(use.module_range, fmt::format("cannot read module file '{}'", shown));
+        std::string why;
+        std::optional<std::string> bytes = read_regular_file(p, why);
+        if (!bytes) {
+          diags.error(use.module_range, fmt::format("cannot read module file '{}': {}", shown, why));
           return;
         }
-        std::stringstream buffer;
-        buffer << in.rdbuf();
-        text = buffer.str();
+        text = std::move(*bytes);
       }
     }
     auto it = state.find(key);
@@ -87,7 +90,9 @@ struct Loader {
       return;  // already loaded (or on the stack): load each module once
     }
     (void)from;
-    visit(key, sources.add(shown, std::move(text)));
+    FileId file = sources.add(shown, without_bom(std::move(text)));
+    if (!require_utf8(sources, file, fmt::format("module '{}'", shown), diags)) return;
+    visit(key, file);
   }
 };
 
@@ -98,21 +103,21 @@ std::vector<ast::Module> load_modules_from_text(const std::string& shown_path, s
   Loader loader{sources, diags, {}, {}, {}};
   std::error_code ec;
   auto canonical = std::filesystem::weakly_canonical(shown_path, ec);
-  FileId file = sources.add(shown_path, std::move(text));
+  FileId file = sources.add(shown_path, without_bom(std::move(text)));
+  if (!require_utf8(sources, file, "the spec", diags)) return {};
   loader.visit(ec ? shown_path : canonical.string(), file);
   return std::move(loader.done);
 }
 
 std::vector<ast::Module> load_modules(const std::filesystem::path& spec_path, SourceManager& sources,
                                       Diagnostics& diags) {
-  std::ifstream in(spec_path, std::ios::binary);
-  if (!in) {
-    diags.error_at(spec_path.string(), "cannot read spec file");
+  std::string why;
+  std::optional<std::string> text = read_regular_file(spec_path, why);
+  if (!text) {
+    diags.error_at(spec_path.string(), "cannot read spec file: " + why);
     return {};
   }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return load_modules_from_text(spec_path.string(), buffer.str(), sources, diags);
+  return load_modules_from_text(spec_path.string(), std::move(*text), sources, diags);
 }
 
 }  // namespace mirac

@@ -2,6 +2,7 @@
 // AST nodes. Recovery: after a syntax error, skip to the next line that starts with a
 // declaration keyword.
 #include "interpreter/parse.hpp"
+#include "interpreter/nesting.hpp"
 
 #include <array>
 #include <cstdlib>
@@ -705,6 +706,11 @@ ast::Module parse_module(FileId file, const SourceManager& sources, Diagnostics&
   const std::string& text = sources.text(file);
   const std::string& path = sources.path(file);
   Builder builder(file, sources, diags);
+  if (std::size_t deep = too_deeply_nested_at(text); deep != std::string::npos) {
+    diags.error(sources.range(file, deep, deep + 1),
+                fmt::format("nested more than {} levels deep; split the expression", kMaxSpecNesting));
+    return module;
+  }
 
   std::size_t offset = 0;
   // Skip leading blanks and comments (an unterminated comment is a syntax error).

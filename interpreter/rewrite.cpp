@@ -51,10 +51,7 @@ nlohmann::json settings_json(const ast::Block& block, Diagnostics* diags) {
     return nullptr;
   };
   for (const auto& p : block.props) {
-    if (p.key.name == "key" || p.key.name == "api_key" || p.key.name == "apikey") {
-      if (diags) diags->error(p.key.range, "a spec cannot hold an API key; keys come from the environment (see key_env)");
-      continue;
-    }
+    if (holds_credential(p, diags)) continue;
     if (p.block) out[p.key.name] = settings_json(*p.block, diags);
     else if (p.value) out[p.key.name] = literal(*p.value, literal);
   }

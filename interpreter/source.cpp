@@ -1,6 +1,10 @@
 #include "interpreter/source.hpp"
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
 
 namespace mirac {
 
@@ -72,6 +76,62 @@ bool is_wide(char32_t cp) {
 }
 
 }  // namespace
+
+std::optional<std::string> read_regular_file(const std::filesystem::path& path, std::string& why) {
+  std::error_code ec;
+  auto status = std::filesystem::status(path, ec);  // stat, not open: a FIFO must not block us
+  if (ec || status.type() == std::filesystem::file_type::not_found) {
+    why = "no such file";
+    return std::nullopt;
+  }
+  if (status.type() == std::filesystem::file_type::directory) {
+    why = "it is a directory";
+    return std::nullopt;
+  }
+  if (status.type() != std::filesystem::file_type::regular) {
+    why = "it is not a regular file (a FIFO, socket or device)";
+    return std::nullopt;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    why = "permission denied or unreadable";
+    return std::nullopt;
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) {
+    why = "read error";
+    return std::nullopt;
+  }
+  return std::move(buffer).str();
+}
+
+std::size_t invalid_utf8_at(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    auto b = static_cast<unsigned char>(text[i]);
+    if (b < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t len = (b >= 0xC2 && b <= 0xDF) ? 2 : (b >= 0xE0 && b <= 0xEF) ? 3 : (b >= 0xF0 && b <= 0xF4) ? 4 : 0;
+    if (len == 0 || i + len > text.size()) return i;
+    auto second = static_cast<unsigned char>(text[i + 1]);
+    // The second byte's range excludes overlong forms, surrogates and code points > U+10FFFF.
+    unsigned char lo = b == 0xE0 ? 0xA0 : b == 0xF0 ? 0x90 : 0x80;
+    unsigned char hi = b == 0xED ? 0x9F : b == 0xF4 ? 0x8F : 0xBF;
+    if (second < lo || second > hi) return i;
+    for (std::size_t k = 2; k < len; ++k)
+      if ((static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) return i;
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
+std::string invalid_utf8_message(std::string_view text, std::size_t at, const std::string& what) {
+  return fmt::format("invalid UTF-8 (byte 0x{:02X}) in {}; save it as UTF-8", static_cast<unsigned char>(text[at]),
+                     what);
+}
 
 std::size_t utf8_length(std::string_view text) {
   std::size_t n = 0;

@@ -4,6 +4,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +50,18 @@ class SourceManager {
   };
   std::vector<File> files_;
 };
+
+/// The whole text of a regular file (symlinks followed). Anything else is refused with a
+/// reason in `why`: reading a directory fails oddly, and a FIFO or a device blocks or never
+/// ends. nullopt when refused or unreadable.
+std::optional<std::string> read_regular_file(const std::filesystem::path& path, std::string& why);
+
+/// The byte offset of the first byte that is not well-formed UTF-8 (overlong forms,
+/// surrogates and code points above U+10FFFF included), or npos when the text is valid.
+std::size_t invalid_utf8_at(std::string_view text);
+
+/// "invalid UTF-8 (byte 0xFF) in <what>; ..." for the byte at `at`, shared by every reader.
+std::string invalid_utf8_message(std::string_view text, std::size_t at, const std::string& what);
 
 /// Number of code points in a UTF-8 string (invalid bytes count one each).
 std::size_t utf8_length(std::string_view text);

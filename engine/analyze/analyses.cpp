@@ -29,8 +29,11 @@ void add_analyses(const Context& ctx, Output& out) {
       else if (kind == "criteria") list.push_back(run_criteria(ctx, a, out));
     } catch (const std::invalid_argument& e) {
       // The statistics throw on inputs they cannot handle (e.g. every difference zero);
-      // that is a property of the data, reported at the analysis.
-      fail(e.what(), fmt::format("analysis {}: {}", a.name.name, e.what()));
+      // that is a property of the data, reported at the analysis (skipped on a subset).
+      out.tables.resize(tables);
+      nlohmann::ordered_json entry{{"name", a.name.name}, {"kind", kind}};
+      report_unsupported(ctx, a, e.what(), entry);
+      list.push_back(std::move(entry));
     } catch (const std::exception& e) {
       // Anything else is a fault of mirac's, not of the data; it is still this analysis's
       // alone, so it is reported as such and the others go on.

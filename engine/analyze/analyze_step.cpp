@@ -112,6 +112,7 @@ Outcome analyze_audit(Audit& audit, Analysis& analysis) {
   ao.resamples = static_cast<std::size_t>(o.resamples);
   ao.seed = o.seed;
   Compilation& c = *audit.compilation;
+  ao.partial = table.rows.size() < c.plan.requests.size();
   analyze::Output result = analyze::analyze_scores(c.spec, table, ao, c.sources, analysis.diagnostics);
   nlohmann::ordered_json json{{"manifest", analyze::manifest(c.spec, scores_path, scores_text, table, ao)}};
   json.update(result.json);

@@ -9,6 +9,19 @@
 
 namespace mirac::analyze {
 
+void report_unsupported(const Context& ctx, const ast::AnalysisDecl& a, const std::string& reason,
+                        nlohmann::ordered_json& entry) {
+  entry["error"] = reason;
+  if (!ctx.options.partial) {
+    ctx.diags.error(a.name.range, fmt::format("analysis {}: {}", a.name.name, reason));
+    return;
+  }
+  // A pilot is not a broken spec: the full run will have what this subset lacks.
+  entry["skipped"] = true;
+  ctx.diags.warning(a.name.range, fmt::format("analysis {} skipped: {} (the scores cover only part of the plan)",
+                                              a.name.name, reason));
+}
+
 std::string csv_number(double x) { return std::isfinite(x) ? fmt::format("{}", x) : ""; }
 
 nlohmann::ordered_json json_number(double x) { return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json(); }

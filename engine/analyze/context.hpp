@@ -15,6 +15,10 @@ namespace mirac::analyze {
 struct AnalyzeOptions {
   std::size_t resamples = 2000;  ///< cluster-bootstrap resamples per contrast interval
   std::uint64_t seed = 20260101;  ///< bootstrap seed; each interval restarts from it
+  /// The scores cover only part of the plan (a pilot with --limit or --only, a model that
+  /// was not found, an unfinished run): an analysis the subset cannot support (a factor
+  /// level with no scores, say) is skipped with its reason instead of being an error.
+  bool partial = false;
 };
 
 /// One CSV file of the output directory.
@@ -36,6 +40,11 @@ struct Context {
   SourceManager& sources;
   Diagnostics& diags;
 };
+
+/// An analysis the scores cannot support, for `reason`: on a partial table a warning and an
+/// entry marked skipped, otherwise an error at the analysis. Either way `entry` gets "error".
+void report_unsupported(const Context& ctx, const ast::AnalysisDecl& a, const std::string& reason,
+                        nlohmann::ordered_json& entry);
 
 /// A number for a CSV cell: shortest round-trip form, NaN as an empty cell.
 std::string csv_number(double x);

@@ -113,8 +113,7 @@ nlohmann::ordered_json run_lmm(const Context& ctx, const ast::AnalysisDecl& a, O
   try {
     fit = stats::lmm_fit(frame, model);
   } catch (const std::invalid_argument& e) {
-    ctx.diags.error(a.name.range, fmt::format("analysis {}: {}", a.name.name, e.what()));
-    j["error"] = e.what();
+    report_unsupported(ctx, a, e.what(), j);
     return j;
   }
   j["n"] = fit.n_obs;

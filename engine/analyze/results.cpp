@@ -49,8 +49,7 @@ std::string write_output(const Output& out, const std::filesystem::path& dir) {
   if (ec) return "cannot create output directory '" + dir.string() + "': " + ec.message();
   auto write = [&](const std::filesystem::path& p, const std::string& text) {
     std::ofstream f(p, std::ios::binary | std::ios::trunc);
-    f << text;
-    return static_cast<bool>(f);
+    return static_cast<bool>(f << text) && static_cast<bool>(f.flush());  // a full disk fails here
   };
   if (!write(dir / "results.json", out.json.dump(2) + "\n")) return "cannot write '" + (dir / "results.json").string() + "'";
   for (const auto& t : out.tables)

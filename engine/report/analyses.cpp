@@ -229,7 +229,10 @@ void analyses_item(const Context& ctx, const Item& item, std::vector<Block>& out
     }
     const std::string kind = text(member(a, "kind"));
     if (const Json* error = member(a, "error")) {
-      out.push_back(Note{fmt::format("Analysis {} ({}) could not be computed: {}", name, kind, text(error))});
+      const bool skipped = member(a, "skipped") != nullptr;
+      out.push_back(Note{fmt::format("Analysis {} ({}) {}: {}", name, kind,
+                                     skipped ? "was skipped on this subset of the plan" : "could not be computed",
+                                     text(error))});
       continue;
     }
     if (item.kind == "figure" && kind != "lmm")

@@ -62,7 +62,7 @@ Outcome check_judges_ready(const Audit& audit) {
   if (auto missing = missing_keys(keyed, ProcessEnvironment{}); !missing.empty()) {
     std::string message = "mirac: judging needs API keys that are not set; nothing was sent:\n";
     for (const auto& m : missing)
-      message += fmt::format("  {} (needed by the judge on {})\n", m.key_env, fmt::join(m.providers, ", "));
+      message += fmt::format("  {} (needed by the judge on {})\n", shown_key_env(m.key_env), fmt::join(m.providers, ", "));
     message += "set them, or collect the answers alone with --answers-only";
     return Outcome::fail(kRunError, message);
   }

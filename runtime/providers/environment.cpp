@@ -1,5 +1,6 @@
 // environment.cpp: key lookup, base URL overrides and the up-front missing-key check.
 #include "runtime/providers/environment.hpp"
+#include "runtime/providers/secrets.hpp"
 
 #include <fmt/format.h>
 
@@ -52,6 +53,14 @@ std::vector<MissingKey> missing_keys(const std::vector<ModelCall>& calls, const 
   return out;
 }
 
+std::string shown_key_env(const std::string& key_env) {
+  bool variable = !key_env.empty() && !std::isdigit(static_cast<unsigned char>(key_env[0])) &&
+                  std::all_of(key_env.begin(), key_env.end(),
+                              [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  if (variable && !looks_like_key(key_env)) return key_env;
+  return "(key_env holds something that looks like a key, not a variable name; not shown)";
+}
+
 std::string describe_missing_keys(const std::vector<MissingKey>& missing) {
   if (missing.empty()) return {};
   std::string s = fmt::format("{} API key{} missing; nothing was sent:\n", missing.size(),
@@ -59,7 +68,7 @@ std::string describe_missing_keys(const std::vector<MissingKey>& missing) {
   for (const auto& m : missing) {
     std::string providers;
     for (const auto& p : m.providers) providers += (providers.empty() ? "" : ", ") + p;
-    s += fmt::format("  {} (needed by {} for {} request{})\n", m.key_env, providers, m.calls,
+    s += fmt::format("  {} (needed by {} for {} request{})\n", shown_key_env(m.key_env), providers, m.calls,
                      m.calls == 1 ? "" : "s");
   }
   return s;

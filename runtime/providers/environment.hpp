@@ -54,6 +54,9 @@ struct MissingKey {
 std::vector<MissingKey> missing_keys(const std::vector<ModelCall>& calls, const Environment& env,
                                      const std::function<bool(const ModelCall&)>& include = {});
 
+/// `key_env` as a message may show it: a key pasted there by mistake is named, not printed.
+std::string shown_key_env(const std::string& key_env);
+
 /// One message listing every missing key, e.g. for the CLI; empty when none is missing.
 std::string describe_missing_keys(const std::vector<MissingKey>& missing);
 

@@ -4,6 +4,8 @@
 #include "runtime/scheduler/scheduler.hpp"
 #include "runtime/store/journal.hpp"
 
+#include "runtime/providers/secrets.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -58,7 +60,7 @@ class Run {
             const std::string& extra);
   void stop_provider(ProviderState& p, const Interpretation& in);
   void store_failed(const std::string& what);
-  void keep(AnswerRecord answer, const AttemptRecord& attempt);
+  void keep(AnswerRecord answer, AttemptRecord attempt);
   bool flush();
   void count_committed(const JournalEntry& e);
   void spill_unsaved();
@@ -68,6 +70,9 @@ class Run {
     if (ctx_.log) ctx_.log(s);
   }
   std::string redact(std::string s) const;
+  // The store's writes, with every field that came from a server redacted first.
+  bool record_attempt(AttemptRecord a);
+  void redact_fields(AnswerRecord& rec, AttemptRecord& a) const;
 
   const std::vector<ModelCall>& calls_;
   Store& store_;
@@ -89,12 +94,24 @@ class Run {
 };
 
 std::string Run::redact(std::string s) const {
-  // Servers sometimes echo (part of) the key in an error message; never store or log it.
-  for (const auto& [var, key] : keys_) {
-    if (key.size() < 4) continue;
-    for (std::size_t pos; (pos = s.find(key)) != std::string::npos;) s.replace(pos, key.size(), "[redacted]");
-  }
-  return s;
+  // Servers echo keys: in an error message, a request-id header, even inside an answer.
+  // Nothing that came back is stored or logged before this has run over it.
+  std::vector<std::string> keys;
+  for (const auto& [var, key] : keys_) keys.push_back(key);
+  return redact_keys(std::move(s), keys);
+}
+
+bool Run::record_attempt(AttemptRecord a) {
+  for (std::string* field : {&a.message, &a.provider_request_id, &a.response_body, &a.cause})
+    *field = redact(std::move(*field));
+  return store_.record_attempt(a);
+}
+
+void Run::redact_fields(AnswerRecord& rec, AttemptRecord& a) const {
+  for (std::string* field : {&rec.request_body, &rec.response_body, &rec.text, &rec.finish_reason, &rec.returned_model,
+                             &rec.provider_request_id, &rec.system_fingerprint, &rec.message, &rec.cause,
+                             &a.message, &a.provider_request_id, &a.response_body, &a.cause})
+    *field = redact(std::move(*field));
 }
 
 bool Run::prepare() {
@@ -262,7 +279,7 @@ void Run::handle(const HttpCompletion& c) {
     a.outcome = "aborted";
     a.cause = "cancelled";
     a.message = "aborted at cancellation";
-    if (!store_.record_attempt(a)) store_failed(store_.last_error());
+    if (!record_attempt(a)) store_failed(store_.last_error());
     ++sum_.not_sent["cancelled"];
     return;
   }
@@ -317,7 +334,7 @@ void Run::handle(const HttpCompletion& c) {
       a.retry_delay_s = d.delay_s;
       ++prog_.retries;
       p.retry.emplace(now + d.delay_s, c.tag);  // queued even if the store fails: counted as not sent
-      if (!store_.record_attempt(a)) return store_failed(store_.last_error());
+      if (!record_attempt(a)) return store_failed(store_.last_error());
       break;
     }
     case Verdict::fatal_request: return fail(it, in, r, a, "");
@@ -350,8 +367,10 @@ void Run::fail(Item& it, const Interpretation& in, const HttpResponse& r, Attemp
   keep(std::move(rec), a);
 }
 
-void Run::keep(AnswerRecord answer, const AttemptRecord& attempt) {
-  unsaved_.push_back(JournalEntry{std::move(answer), attempt});
+void Run::keep(AnswerRecord answer, AttemptRecord attempt) {
+  // Redacted before it is kept: the store and the journal both receive it from here.
+  redact_fields(answer, attempt);
+  unsaved_.push_back(JournalEntry{std::move(answer), std::move(attempt)});
 }
 
 void Run::count_committed(const JournalEntry& e) {

@@ -77,5 +77,5 @@ TEST_CASE("a missing file is reported at the use site") {
   auto t = mirac::read_table("/nonexistent/x.csv", "x.csv", "csv", {}, s, d);
   CHECK(!t);
   CHECK(d.error_count() == 1);
-  CHECK(d.all()[0].message == "cannot read data file '/nonexistent/x.csv'");
+  CHECK(d.all()[0].message == "cannot read data file '/nonexistent/x.csv': no such file");
 }

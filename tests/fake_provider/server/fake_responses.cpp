@@ -173,6 +173,14 @@ FakeServer::Response FakeServer::respond(const Request& req) {
     }
   }
   std::string rid = "req_fake_" + std::to_string(id);
+  // `[[fake echo=key]]`: the server echoes the key it received in its request-id header and
+  // in the answer, as some proxies do, so tests can check mirac never keeps what it echoes.
+  std::string echoed_key;
+  if (user.find("echo=key") != std::string::npos) {
+    auto k = req.headers.find(anthropic ? "x-api-key" : "authorization");
+    if (k != req.headers.end()) echoed_key = k->second.rfind("Bearer ", 0) == 0 ? k->second.substr(7) : k->second;
+    rid = "req_" + echoed_key;
+  }
   res.headers.emplace_back(anthropic ? "request-id" : "x-request-id", rid);
   if (anthropic) {
     res.headers.emplace_back("anthropic-ratelimit-requests-limit", std::to_string(opt_.rpm_limit > 0 ? opt_.rpm_limit : 1000));
@@ -244,6 +252,7 @@ FakeServer::Response FakeServer::respond(const Request& req) {
   std::string finish = anthropic ? "end_turn" : "stop";
   std::string text = planted_judgment(system, user, model);
   if (text.empty()) text = "echo: " + user.substr(0, 200);
+  if (!echoed_key.empty()) text += " (your key is " + echoed_key + ")";
   bool refusal = false;
   if (fail == "429" || fail == "429ms" || fail == "429long") {
     if (d.count("ra")) res.headers.emplace_back("retry-after", d["ra"]);

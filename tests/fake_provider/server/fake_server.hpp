@@ -15,6 +15,7 @@
 //           array error body, 429), flaterr (vLLM flat error body, 400)
 //   times=  apply the fault to the first N receipts of this prompt (default: every time)
 //   latency=<ms> extra latency for this prompt
+//   echo=key  the key received is echoed in the request-id header and in the answer
 #pragma once
 
 #include <atomic>
