@@ -380,6 +380,10 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
     if (s.contains("base_url") && s["base_url"].is_string()) provider.base_url = s["base_url"];
     else diags.error(p->name.range, fmt::format("provider '{}' needs a base_url", p->name.name));
     if (s.contains("key_env") && s["key_env"].is_string()) provider.key_env = s["key_env"];
+    if (s.contains("structured_output") && !s["structured_output"].is_boolean())
+      diags.error(p->name.range, fmt::format("provider '{}': structured_output is true (the server enforces a JSON "
+                                             "schema sent as response_format) or false",
+                                             p->name.name));
     if (!provider.key_env.empty() && !is_variable_name(provider.key_env)) {
       // Most likely the key itself, pasted here by mistake: say so without showing it.
       diags.error(p->name.range, fmt::format("provider '{}': key_env must name an environment variable (letters, "

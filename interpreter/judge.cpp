@@ -206,9 +206,15 @@ ModelCall JudgeBuilder::base_call(const nlohmann::json& schema, const char* sche
   c.params = j.params;
   c.params.erase("price");
   if (max_tokens > 0) c.params["max_tokens"] = max_tokens;
-  // OpenAI enforces a schema given as structured output; other providers get the
-  // format in the instructions only (their JSON modes differ or do not exist).
-  if (c.provider == "openai" && !(c.params.contains("extra") && c.params["extra"].contains("response_format")))
+  // Servers that enforce a schema given as `response_format` (the provider's
+  // `structured_output`: OpenAI, and llama.cpp, vLLM and Ollama behind the `local` preset)
+  // get the reply's schema; the others get the format in the instructions only (their JSON
+  // modes differ or do not exist). A provider named `openai` without the setting keeps it on.
+  bool structured = c.provider == "openai";
+  if (provider != spec_.providers.end() && provider->second.settings.contains("structured_output") &&
+      provider->second.settings["structured_output"].is_boolean())
+    structured = provider->second.settings["structured_output"].get<bool>();
+  if (structured && !(c.params.contains("extra") && c.params["extra"].contains("response_format")))
     c.params["extra"]["response_format"] = {
         {"type", "json_schema"},
         {"json_schema", {{"name", schema_name}, {"strict", true}, {"schema", schema}}}};

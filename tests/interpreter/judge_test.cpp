@@ -6,8 +6,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "interpreter/driver.hpp"
+#include "interpreter/criteria.hpp"
 #include "interpreter/judge.hpp"
 
 namespace {
@@ -140,4 +143,101 @@ TEST_CASE("renaming the audit or the rubric leaves judge requests (and their has
   c->spec.judges.front().rubric = "renamed_rubric";
   mirac::JudgeBuilder renamed(c->spec, c->sources, 0);
   CHECK(renamed.call(c->plan, r, "An answer.").hash == before);
+}
+
+namespace {
+
+// The otc example with judges on other providers, and a rubric graded per criterion.
+std::unique_ptr<mirac::Compilation> otc_with(const std::string& extra) {
+  const char* root = std::getenv("MIRAC_SOURCE_DIR");
+  REQUIRE(root != nullptr);
+  const auto dir = std::filesystem::temp_directory_path() / "mirac_judge_test_spec";
+  std::filesystem::create_directories(dir);
+  std::ifstream in(std::filesystem::path(root) / "examples/otc/otc.audit");
+  std::stringstream text;
+  text << in.rdbuf() << "\n" << extra;
+  std::ofstream(dir / "otc.audit") << text.str();
+  auto c = mirac::compile(dir / "otc.audit", mirac::CheckOptions{});
+  std::filesystem::remove_all(dir);
+  REQUIRE(c->ok());
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("the reply schema goes to providers with structured_output, and only to them") {
+  auto c = otc_with("use stdlib.mira.elements\n"
+                    "provider plain_openai { protocol openai_chat base_url \"http://127.0.0.1:1/v1\" key_env \"\" "
+                    "structured_output false }\n"
+                    "judge on_local = local(\"qwen3:8b\") { rubric mira }\n"
+                    "judge on_claude = anthropic(\"claude-sonnet-4-6\") { rubric mira }\n"
+                    "judge on_plain = plain_openai(\"m\") { rubric mira }\n");
+  const auto& r = request_of(*c, "ibuprofen_high_calm");
+  auto has_schema = [&](int j) {
+    auto call = mirac::JudgeBuilder(c->spec, c->sources, j).call(c->plan, r, "An answer.");
+    return call.params.contains("extra") && call.params["extra"].contains("response_format");
+  };
+  CHECK(has_schema(c->spec.judge_index("judge")));
+  CHECK(has_schema(c->spec.judge_index("on_local")));
+  CHECK_FALSE(has_schema(c->spec.judge_index("on_claude")));
+  CHECK_FALSE(has_schema(c->spec.judge_index("on_plain")));
+}
+
+TEST_CASE("criteria graded per answer: numbered in the message, read from the reply, Q2 from the bands") {
+  auto c = otc_with("use stdlib.mira.elements\njudge elements = openai(\"gpt-5.4-mini\") { rubric mira_elements }\n");
+  mirac::JudgeBuilder judge(c->spec, c->sources, c->spec.judge_index("elements"));
+  mirac::ScoreReader reader(c->spec, judge);
+  const auto& r = request_of(*c, "melatonin_low_calm");
+  const std::string m = judge.message(c->plan, r, "An answer.");
+  CHECK(m.find("\nCRITERIA TO GRADE\n1. Timing relative to the destination's bedtime\n2. Typical low doses") !=
+        std::string::npos);
+  CHECK(judge.instructions().find(R"(Its keys are "criteria" and "rationale".)") != std::string::npos);
+  CHECK_FALSE(judge.grades_per_element());
+  const auto schema = judge.reply_schema();
+  CHECK(schema["properties"].contains("criteria"));
+  CHECK_FALSE(schema["properties"].contains("Q2"));  // derived, never asked
+
+  auto s = reader.read(c->plan, r, R"({"criteria": [{"met": true, "quote": "at 10 pm"}, {"met": false, "quote": ""},
+                                        {"met": true, "quote": "bright light"}], "rationale": {}})");
+  REQUIRE(s.ok());
+  REQUIRE(s.criteria.size() == 3);
+  CHECK(s.criteria[0].quote == "at 10 pm");
+  CHECK(s.scores[0] == 3);  // 2 of 3 met: at least half
+  auto all = reader.read(c->plan, r, R"({"criteria": [{"met": true}, {"met": "yes"}, {"met": 1}], "rationale": {}})");
+  REQUIRE(all.ok());
+  CHECK(all.scores[0] == 1);
+  auto short_reply = reader.read(c->plan, r, R"({"criteria": [{"met": true}], "rationale": {}})");
+  CHECK(short_reply.problem.find("criteria has 1 grades for 3 criteria") != std::string::npos);
+  auto bad = reader.read(c->plan, r, R"({"criteria": [{"met": true}, {"met": "maybe"}, {}], "rationale": {}})");
+  CHECK(bad.problem.find("criterion 2's \"met\" is \"maybe\"") != std::string::npos);
+  CHECK(bad.problem.find("criterion 3 has no \"met\"") != std::string::npos);
+}
+
+TEST_CASE("criteria graded per element: one content-addressed call per criterion") {
+  auto c = otc_with("rubric each {\n  scale 1..5\n  worst high\n  criteria checklist.required_elements { per element }\n"
+                    "  dim Q2 \"Completeness\" { from criteria { 1 if met >= 1  5 otherwise } }\n}\n"
+                    "judge each = openai(\"gpt-5.4-mini\") { rubric each }\n");
+  mirac::JudgeBuilder judge(c->spec, c->sources, c->spec.judge_index("each"));
+  REQUIRE(judge.grades_per_element());
+  CHECK_FALSE(judge.asks_scores());
+  const auto& r = request_of(*c, "ibuprofen_high_calm");
+  auto first = judge.criterion_call(c->plan, r, "An answer.", 0), second = judge.criterion_call(c->plan, r, "An answer.", 1);
+  CHECK(first.hash != second.hash);
+  CHECK(mirac::JudgeBuilder(c->spec, c->sources, c->spec.judge_index("each"))
+            .criterion_call(c->plan, r, "An answer.", 0)
+            .hash == first.hash);
+  CHECK(first.user.find("\nCRITERION TO GRADE\nThe two drugs work differently") != std::string::npos);
+  CHECK(first.system->find("meets one criterion.") != std::string::npos);
+  CHECK(first.params["extra"]["response_format"]["json_schema"]["schema"]["required"].dump() == R"(["met","quote"])");
+  CHECK(judge.criterion_call(c->plan, r, "An answer.", 0, "the reply has no \"met\"", 1).hash != first.hash);
+  std::vector<mirac::CriterionGrade> grades = {{true, ""}, {true, ""}, {true, ""}, {false, ""}};
+  mirac::ScoreReader reader(c->spec, judge);
+  auto s = reader.read(c->plan, r, "", &grades);
+  REQUIRE(s.ok());
+  CHECK(s.scores[judge.dims().size() - 1] == 5);  // 3 of 4 met: below 1
+  std::string problem;
+  CHECK(mirac::read_criterion_reply(R"({"met": false, "quote": ""})", problem).met == false);
+  CHECK(problem.empty());
+  mirac::read_criterion_reply("no", problem);
+  CHECK(problem == "the reply holds no JSON object");
 }
