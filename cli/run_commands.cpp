@@ -17,7 +17,10 @@ namespace {
 class PrintedEvents : public AuditEvents {
  public:
   PrintedEvents(std::ostream& out, std::ostream& err) : out_(out), err_(err) {}
-  void compiled(const Audit& audit) override { print_compiled(audit, err_); }
+  void compiled(const Audit& audit) override {
+    spec_ = &audit.spec();  // the audit outlives the run's events
+    print_compiled(audit, err_);
+  }
   void selected(const Audit& audit, const Selection& selection) override {
     out_ << fmt::format("run {}{}: {} requests, store {}\n", audit.spec().name,
                         audit.options.offline ? " (offline: simulated answers)" : "", selection.rows.size(),
@@ -29,6 +32,8 @@ class PrintedEvents : public AuditEvents {
     out_ << fmt::format("judge {}: {} answers, {} scored, {} unusable replies, {} failed, {} pending\n", judge.name,
                         s.answers, s.scored, s.invalid, s.failed, s.pending);
     for (const auto& p : s.problems) out_ << "  unusable reply: " << p << '\n';
+    if (spec_)
+      for (const auto& w : unscored_skews(*spec_, s.by_level)) out_ << "  warning: " << w << '\n';
     for (const auto& r : s.rounds)
       if (!r.fatal_error.empty() || r.cancelled || !r.messages.empty()) out_ << format_summary(r);
   }
@@ -42,6 +47,7 @@ class PrintedEvents : public AuditEvents {
   }
 
  private:
+  const Spec* spec_ = nullptr;
   std::ostream& out_;
   std::ostream& err_;
 };

@@ -46,20 +46,7 @@ void print_judging(const Spec& spec, const std::vector<JudgingCounts>& judging, 
   for (const auto& j : judging) {
     out << fmt::format("judge {}: {} answers, {} scored, {} unusable replies, {} failed, {} pending\n", j.judge,
                        j.answers, j.scored, j.invalid, j.failed, j.pending);
-    for (std::size_t f = 0; f < j.by_level.size(); ++f) {
-      double lo = 1, hi = 0;
-      std::string lo_level, hi_level;
-      for (std::size_t l = 0; l < j.by_level[f].size(); ++l) {
-        const JudgeStates& s = j.by_level[f][l];
-        if (s.answers == 0) continue;
-        const double share = static_cast<double>(s.unscored()) / static_cast<double>(s.answers);
-        if (share < lo) lo = share, lo_level = spec.factors[f].levels[l].name.name;
-        if (share > hi) hi = share, hi_level = spec.factors[f].levels[l].name.name;
-      }
-      if (hi - lo > 0.05)
-        out << fmt::format("  warning: {:.1f}% unscored at {}={} but {:.1f}% at {}={}: the analyses leave them out\n",
-                           100 * hi, spec.factors[f].name, hi_level, 100 * lo, spec.factors[f].name, lo_level);
-    }
+    for (const auto& w : unscored_skews(spec, j.by_level)) out << "  warning: " << w << '\n';
   }
 }
 

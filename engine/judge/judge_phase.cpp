@@ -134,6 +134,47 @@ std::vector<JudgeState> resolve_judging(const Spec& spec, const Plan& plan, cons
   return out;
 }
 
+void JudgeStates::add(JudgeState::Kind kind) {
+  using Kind = JudgeState::Kind;
+  if (kind == Kind::no_answer) return;
+  ++answers;
+  scored += kind == Kind::scored;
+  invalid += kind == Kind::invalid;
+  failed += kind == Kind::failed;
+  pending += kind == Kind::pending;
+}
+
+std::vector<std::vector<JudgeStates>> states_by_level(const Spec& spec, const Plan& plan,
+                                                      const std::vector<std::size_t>& rows,
+                                                      const std::vector<JudgeState>& states) {
+  std::vector<std::vector<JudgeStates>> out(spec.factors.size());
+  for (std::size_t f = 0; f < spec.factors.size(); ++f) out[f].resize(spec.factors[f].levels.size());
+  for (std::size_t i = 0; i < rows.size() && i < states.size(); ++i) {
+    const PromptRow& p = plan.prompts[plan.requests[rows[i]].prompt];
+    for (std::size_t f = 0; f < spec.factors.size(); ++f) out[f][static_cast<std::size_t>(p.levels[f])].add(states[i].kind);
+  }
+  return out;
+}
+
+std::vector<std::string> unscored_skews(const Spec& spec, const std::vector<std::vector<JudgeStates>>& by_level) {
+  std::vector<std::string> out;
+  for (std::size_t f = 0; f < by_level.size() && f < spec.factors.size(); ++f) {
+    double lo = 1, hi = 0;
+    std::string lo_level, hi_level;
+    for (std::size_t l = 0; l < by_level[f].size(); ++l) {
+      const JudgeStates& s = by_level[f][l];
+      if (s.answers == 0) continue;
+      const double share = static_cast<double>(s.unscored()) / static_cast<double>(s.answers);
+      if (share < lo) lo = share, lo_level = spec.factors[f].levels[l].name.name;
+      if (share > hi) hi = share, hi_level = spec.factors[f].levels[l].name.name;
+    }
+    if (hi - lo > 0.05)
+      out.push_back(fmt::format("{:.1f}% unscored at {}={} but {:.1f}% at {}={}: the analyses leave them out", 100 * hi,
+                                spec.factors[f].name, hi_level, 100 * lo, spec.factors[f].name, lo_level));
+  }
+  return out;
+}
+
 JudgePhaseSummary run_judge_phase(const Spec& spec, const Plan& plan, const JudgeBuilder& judge, Store& store,
                                   const std::vector<std::size_t>& rows,
                                   int max_repairs, const SchedulerOptions& options, const std::atomic<bool>& cancel,
@@ -147,6 +188,7 @@ JudgePhaseSummary run_judge_phase(const Spec& spec, const Plan& plan, const Judg
     summary = JudgePhaseSummary{};  // counts of this round's resolution
     std::vector<JudgeState> states = resolve_judging(spec, plan, judge, store, rows, max_repairs);
     std::vector<ModelCall> calls;
+    summary.by_level = states_by_level(spec, plan, rows, states);
     for (auto& s : states) {
       if (s.kind != JudgeState::Kind::no_answer) ++summary.answers;
       switch (s.kind) {

@@ -47,6 +47,23 @@ struct JudgeState {
 std::vector<JudgeState> resolve_judging(const Spec& spec, const Plan& plan, const JudgeBuilder& judge, Store& store,
                                         const std::vector<std::size_t>& rows, int max_repairs);
 
+/// Where a group of answers stands with one judge.
+struct JudgeStates {
+  std::size_t answers = 0, scored = 0, invalid = 0, failed = 0, pending = 0;
+  std::size_t unscored() const { return answers - scored; }
+  void add(JudgeState::Kind kind);  ///< no_answer is not counted
+};
+
+/// The states of `rows` (with `states` their resolution) per level of every factor:
+/// [factor][level].
+std::vector<std::vector<JudgeStates>> states_by_level(const Spec& spec, const Plan& plan,
+                                                      const std::vector<std::size_t>& rows,
+                                                      const std::vector<JudgeState>& states);
+
+/// One warning per factor whose levels' unscored shares differ by more than 5 points: the
+/// analyses leave unscored answers out, so such a skew biases every contrast of the factor.
+std::vector<std::string> unscored_skews(const Spec& spec, const std::vector<std::vector<JudgeStates>>& by_level);
+
 struct JudgePhaseSummary {
   std::size_t answers = 0;   ///< requests with a stored answer
   std::size_t scored = 0;
@@ -55,6 +72,7 @@ struct JudgePhaseSummary {
   std::size_t pending = 0;   ///< not judged (cancelled, budget, provider stopped)
   std::vector<RunSummary> rounds;  ///< one per send round
   std::vector<std::string> problems;  ///< a few examples of unusable replies
+  std::vector<std::vector<JudgeStates>> by_level;  ///< [factor][level], as the counts above
   bool stopped = false;      ///< cancelled or a fatal error: later phases should not run
   /// Every selected answer has a usable score.
   bool complete() const { return pending == 0 && failed == 0 && invalid == 0; }

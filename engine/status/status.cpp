@@ -86,26 +86,14 @@ std::vector<JudgingCounts> count_judging(const Audit& audit, Store* store, const
     JudgingCounts counts;
     counts.judge = spec.judges[j].name;
     counts.model = spec.judges[j].model;
-    counts.by_level.resize(spec.factors.size());
-    for (std::size_t f = 0; f < spec.factors.size(); ++f) counts.by_level[f].resize(spec.factors[f].levels.size());
+    std::vector<JudgeState> states;
     if (store && !done.empty()) {
       JudgeBuilder judge(spec, audit.sources(), static_cast<int>(j));
-      const std::vector<JudgeState> states = resolve_judging(spec, audit.plan(), judge, *store, done, audit.options.repairs);
-      for (std::size_t i = 0; i < states.size(); ++i) {
-        const JudgeState& s = states[i];
-        if (s.kind == JudgeState::Kind::no_answer) continue;  // the answer went away since it was listed
-        auto add = [&](JudgeStates& c) {
-          ++c.answers;
-          c.scored += s.kind == JudgeState::Kind::scored;
-          c.invalid += s.kind == JudgeState::Kind::invalid;
-          c.failed += s.kind == JudgeState::Kind::failed;
-          c.pending += s.kind == JudgeState::Kind::pending;
-        };
-        add(counts);
-        const PromptRow& p = audit.plan().prompts[audit.plan().requests[done[i]].prompt];
-        for (std::size_t f = 0; f < spec.factors.size(); ++f) add(counts.by_level[f][static_cast<std::size_t>(p.levels[f])]);
-      }
+      states = resolve_judging(spec, audit.plan(), judge, *store, done, audit.options.repairs);
+      // An answer that went away since it was listed is no_answer, and not counted.
+      for (const JudgeState& s : states) counts.add(s.kind);
     }
+    counts.by_level = states_by_level(spec, audit.plan(), done, states);
     out.push_back(std::move(counts));
   }
   return out;

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/judge/judge_phase.hpp"
 #include "engine/selection.hpp"
 
 namespace mirac {
@@ -26,12 +27,6 @@ struct Tally {
   StatusReport report;
   std::unordered_set<std::string> seen;
   void add(const std::string& hash, const HashState* state);  ///< null: pending
-};
-
-/// Where the selected answers stand with one judge.
-struct JudgeStates {
-  std::size_t answers = 0, scored = 0, invalid = 0, failed = 0, pending = 0;
-  std::size_t unscored() const { return answers - scored; }
 };
 
 struct JudgingCounts : JudgeStates {

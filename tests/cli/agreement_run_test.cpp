@@ -160,3 +160,26 @@ TEST_CASE("a judge reply cut at its token limit is repaired with a higher limit,
   }
   CHECK(repairs == 2);
 }
+
+TEST_CASE("the run's judge summary warns when the unscored share differs between a factor's levels") {
+  mirac::test::TempDir tmp("judge_skew");
+  mirac::fake::FakeServer server(mirac::fake::FakeServerOptions{});
+  std::string error;
+  REQUIRE(server.start(error));
+  const std::string spec = tmp.path("skew.audit"), store = tmp.path("run");
+  // Warm prompts carry the marker that cuts the judge's reply; without repairs they stay unusable.
+  std::ofstream(spec) << "audit skew {}\nprovider fake { protocol openai_chat base_url \"" + server.base_url() +
+                             "\" key_env \"OPENAI_API_KEY\" concurrency 8 }\nfactor tone { plain warm }\nfactor size { small large }\n"
+                             "seeds { seed q1 { question = \"a question?\" } seed q2 { question = \"another?\" } }\n"
+                             "text tone { plain \"\" warm \"judge-cut: \" }\n"
+                             "prompt { id \"{seed.id}_{tone}_{size}\" text tone.text ++ seed.question ++ \" ({size})\" }\n"
+                             "model gpt = fake(\"gpt-test\")\n"
+                             "rubric tiny {\n  scale 1..5\n  dim D1 \"Depth\" { 1 \"Deep\" 5 \"Shallow\" }\n}\n"
+                             "judge j = fake(\"judge-a\") { rubric tiny max_tokens 1000 }\n";
+  auto run = mirac::test::invoke({"run", spec, "--store", store, "--resamples", "50", "--repairs", "0"}, server.base_url());
+  INFO(run.out << run.err);
+  CHECK(run.code != 0);  // answers left unscored
+  CHECK(run.out.find("judge j: 8 answers, 4 scored, 4 unusable replies") != std::string::npos);
+  CHECK(run.out.find("  warning: 100.0% unscored at tone=warm but 0.0% at tone=plain") != std::string::npos);
+  CHECK(run.out.find("unscored at size=") == std::string::npos);  // size is balanced
+}
