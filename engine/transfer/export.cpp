@@ -4,12 +4,14 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <ostream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "engine/judge/judge_phase.hpp"
+#include "engine/judge/raters.hpp"
 #include "interpreter/judge.hpp"
 #include "runtime/store/store.hpp"
 
@@ -202,6 +204,54 @@ struct RowWriter {
   }
 };
 
+// A panel's or people's scores: what the analyses read for that rater (a panel once every
+// judge scored the answer; people where annotated), in the judge's row layout. There are no
+// replies behind them, so the state is `scored` and rationales, round, problem and
+// judge_hash are empty.
+std::string export_rater_scores(const Audit& audit, Store& store, const std::string& rater, std::ostream& target,
+                                bool csv, const std::string& where) {
+  const Spec& spec = audit.spec();
+  const Plan& plan = audit.plan();
+  const analyze::ScoreTable table = rater_scores(spec, plan, audit.sources(), store, rater, audit.options.repairs);
+  const ScoreKeys keys = score_keys(spec, table.dims);
+  RowWriter writer{target, csv, score_columns(keys)};
+  writer.start();
+  std::map<std::string, std::size_t> request_of;  // the answer's seed, model, arm and levels -> request
+  auto key = [](int seed, int model, int arm, const std::vector<int>& levels) {
+    std::string k = fmt::format("{}|{}|{}", seed, model, arm);
+    for (int l : levels) k += fmt::format("|{}", l);
+    return k;
+  };
+  for (std::size_t i = 0; i < plan.requests.size(); ++i) {
+    const analyze::ScoreRow r = analyze::score_row_of(spec, plan, plan.requests[i]);
+    request_of.emplace(key(r.seed, r.model, r.arm, r.levels), i);
+  }
+  const Panel* panel = spec.find_panel(rater);
+  std::string members;
+  if (panel)
+    for (int j : panel->judges) members += (members.empty() ? "" : ", ") + spec.judges[static_cast<std::size_t>(j)].model;
+  std::size_t written = 0;
+  for (const auto& s : table.rows) {
+    auto it = request_of.find(key(s.seed, s.model, s.arm, s.levels));
+    if (it == request_of.end()) continue;
+    const RequestRow& r = plan.requests[it->second];
+    JudgeState state;
+    state.kind = JudgeState::Kind::scored;
+    state.scores.scores = s.scores;
+    Judge as_judge;
+    as_judge.name = rater;
+    as_judge.model = panel ? fmt::format("{}({})", panel->aggregate, members) : "people";
+    Row row = score_row(spec, plan, r, as_judge, state, keys, "");
+    for (const auto& k : keys.rationales) row[k] = nullptr;
+    row["round"] = nullptr;
+    row["judge_hash"] = nullptr;
+    writer.write(row);
+    ++written;
+  }
+  return fmt::format("export {} scores of {} {}: {} answers scored to {}\n", spec.name,
+                     panel ? "panel" : "rater", rater, written, where);
+}
+
 }  // namespace
 
 Outcome export_table(const Audit& audit, const ExportOptions& options, std::ostream& out, std::string& summary) {
@@ -230,9 +280,13 @@ Outcome export_table(const Audit& audit, const ExportOptions& options, std::ostr
     if (judge_name.empty()) judge_index = 0;
     for (std::size_t j = 0; j < names.size() && judge_index < 0; ++j)
       if (names[j] == judge_name) judge_index = static_cast<int>(j);
-    if (judge_index < 0)
-      return Outcome::fail(kUsageError, fmt::format("mirac export: --judge '{}' is not a judge of spec '{}' (judges: {})",
+    const bool other_rater = judge_index < 0 && (spec.find_panel(judge_name) || is_human_rater(judge_name));
+    if (judge_index < 0 && !other_rater) {
+      for (const auto& p : spec.panels) names.push_back(p.name + " (panel)");
+      return Outcome::fail(kUsageError, fmt::format("mirac export: --judge '{}' is neither a judge nor a panel of spec "
+                                                    "'{}', nor human or human.NAME (raters: {})",
                                                     judge_name, spec.name, fmt::join(names, ", ")));
+    }
   }
 
   if (!audit.has_store())
@@ -269,6 +323,8 @@ Outcome export_table(const Audit& audit, const ExportOptions& options, std::ostr
     summary = fmt::format("export {}: {} answers ({} done, {} failed) to {}; {} of {} requests have no answer and "
                           "were skipped\n",
                           spec.name, done + failed, done, failed, where, skipped, plan.requests.size());
+  } else if (judge_index < 0) {
+    summary = export_rater_scores(audit, *store, judge_name, *target, csv, where);
   } else {
     JudgeBuilder judge(spec, audit.sources(), judge_index);
     const Judge& j = spec.judges[static_cast<std::size_t>(judge_index)];

@@ -69,6 +69,18 @@ TEST_CASE("two judges, a panel and their agreement end to end against the fake p
 
   const auto a = exported_scores(spec, store, "ja"), b = exported_scores(spec, store, "jb");
   REQUIRE(a.size() == 60);
+  // The panel's scores export like a judge's: the mean of its two judges on every answer.
+  const auto panel = exported_scores(spec, store, "both");
+  REQUIRE(panel.size() == 60);
+  for (const auto& [id, row] : panel) {
+    INFO(row.dump());
+    CHECK(row["judge"] == "both");
+    CHECK(row["judge_model_string"] == "mean(judge-a, judge-b)");
+    CHECK(row["state"] == "scored");
+    for (const char* d : {"D1", "D2"})
+      CHECK(row[d].get<double>() == doctest::Approx((a.at(id)[d].get<double>() + b.at(id)[d].get<double>()) / 2));
+  }
+  CHECK(mirac::test::invoke({"export", spec, "scores", "--store", store, "--judge", "jc"}).code == 2);
   const auto results_path = std::filesystem::path(store) / "results" / "results.json";
   const Json results = Json::parse(mirac::test::read_text(results_path));
   const Json* judges = nullptr;
