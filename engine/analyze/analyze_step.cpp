@@ -117,6 +117,7 @@ Outcome analyze_audit(Audit& audit, Analysis& analysis) {
   nlohmann::ordered_json json{{"manifest", analyze::manifest(c.spec, scores_path, scores_text, table, ao)}};
   json.update(result.json);
   if (!from_file) json["coverage"] = analyze::score_coverage(c.spec, c.plan, done, table, analysis.diagnostics);
+  if (json.contains("analyses")) analyze::add_unused_answers(c.spec, c.plan, done, table, c.sources, json["analyses"]);
   result.json = std::move(json);
   analysis.output = std::move(result);
   analysis.score_rows = table.rows.size();

@@ -1,9 +1,12 @@
 #include "engine/analyze/coverage.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include <fmt/format.h>
+
+#include "engine/analyze/context.hpp"
 
 namespace mirac::analyze {
 
@@ -88,6 +91,55 @@ nlohmann::ordered_json score_coverage(const Spec& spec, const Plan& plan, const 
   }
   j["by_factor"] = std::move(factors);
   return j;
+}
+
+}  // namespace mirac::analyze
+
+namespace mirac::analyze {
+
+namespace {
+
+// The dimensions an analysis reads: its response, or its arguments that name dimensions.
+std::vector<std::string> dimensions_read(const ast::AnalysisDecl& a, const ScoreTable& table) {
+  std::vector<std::string> out;
+  if (a.formula) out.push_back(a.formula->response.name);
+  for (const auto& arg : a.args)
+    if (const auto* n = std::get_if<ast::Name>(&arg.node); n && table.dim_index(n->name) >= 0) out.push_back(n->name);
+  return out;
+}
+
+}  // namespace
+
+void add_unused_answers(const Spec& spec, const Plan& plan, const std::unordered_set<std::string>& done,
+                        const ScoreTable& table, SourceManager& sources, nlohmann::ordered_json& analyses) {
+  if (!analyses.is_array()) return;
+  // The stored answers the rater left unscored, as rows without scores, for `where` to select.
+  std::unordered_set<std::string> scored;
+  for (const auto& r : table.rows) scored.insert(row_key(r.seed, r.model, r.arm, r.levels));
+  ScoreTable unscored{table.path, table.dims, {}, table.rater, {}};
+  for (const auto& r : plan.requests) {
+    if (!done.count(r.call.hash)) continue;
+    ScoreRow row = score_row_of(spec, plan, r);
+    if (row.seed < 0 || scored.count(row_key(row.seed, row.model, row.arm, row.levels))) continue;
+    row.scores.assign(table.dims.size(), std::numeric_limits<double>::quiet_NaN());
+    unscored.rows.push_back(std::move(row));
+  }
+  for (std::size_t i = 0; i < spec.analyses.size() && i < analyses.size(); ++i) {
+    const ast::AnalysisDecl& a = spec.analyses[i];
+    // The analysis reported its own problems with `where`; these passes stay quiet.
+    Diagnostics quiet;
+    Context scored_ctx{spec, table, {}, sources, quiet};
+    Context unscored_ctx{spec, unscored, {}, sources, quiet};
+    nlohmann::ordered_json na = nlohmann::ordered_json::object();
+    const std::vector<std::size_t> rows = filter_rows(scored_ctx, a.options);
+    for (const std::string& d : dimensions_read(a, table)) {
+      const int k = table.dim_index(d);
+      std::size_t n = 0;
+      for (std::size_t r : rows) n += is_na(table.rows[r].scores[static_cast<std::size_t>(k)]) ? 1 : 0;
+      na[d] = n;
+    }
+    analyses[i]["unused"] = {{"unscored", filter_rows(unscored_ctx, a.options).size()}, {"not_applicable", na}};
+  }
 }
 
 }  // namespace mirac::analyze

@@ -26,3 +26,14 @@ nlohmann::ordered_json score_coverage(const Spec& spec, const Plan& plan, const 
                                       const ScoreTable& table, Diagnostics& diags);
 
 }  // namespace mirac::analyze
+
+namespace mirac::analyze {
+
+/// Adds `unused` to every entry of results.json's `analyses` (`analyses`, in spec order):
+/// what the analysis could not use among the answers its `where` selects: `unscored`
+/// (answers the rater left unscored; none when the scores come from a file, `done` empty),
+/// and `not_applicable`, per dimension it reads, the scored rows where that score is N/A.
+void add_unused_answers(const Spec& spec, const Plan& plan, const std::unordered_set<std::string>& done,
+                        const ScoreTable& table, SourceManager& sources, nlohmann::ordered_json& analyses);
+
+}  // namespace mirac::analyze

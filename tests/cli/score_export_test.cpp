@@ -4,6 +4,8 @@
 // (scored with N/A, invalid after the repairs, failed, pending before and after a repair).
 #include <doctest/doctest.h>
 
+#include <map>
+
 #include <cstdlib>
 #include <sstream>
 
@@ -342,4 +344,14 @@ TEST_CASE("status warns when a factor's levels differ in how many answers are un
   CHECK(status.out.find("judge judge: 48 answers, 24 scored, 0 unusable replies, 0 failed, 24 pending") != std::string::npos);
   CHECK(status.out.find("warning: 100.0% unscored at tone=anxious but 0.0% at tone=calm") != std::string::npos);
   CHECK(status.out.find("unscored at literacy=") == std::string::npos);  // literacy is balanced
+
+  // Each analysis says how many of the answers it selects it could not use, and why.
+  auto analyzed = invoke({"analyze", spec, "--offline", "--store", store_dir});
+  INFO(analyzed.err);
+  const Json results = Json::parse(mirac::test::read_text(std::filesystem::path(store_dir) / "results" / "results.json"));
+  std::map<std::string, Json> unused;
+  for (const auto& a : results["analyses"]) unused[a["name"].get<std::string>()] = a["unused"];
+  CHECK(unused.at("main")["unscored"] == 12);  // where arm == baseline: half of the 24 anxious answers
+  CHECK(unused.at("arms")["unscored"] == 24);
+  CHECK(unused.at("arms")["not_applicable"].contains("Q3"));
 }
