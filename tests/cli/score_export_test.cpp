@@ -171,7 +171,7 @@ TEST_CASE("mirac export scores after a complete offline run: a row per answer, e
   auto unknown = invoke({"export", spec, "scores", "--offline", "--store", store, "--judge", "gpt"});
   CHECK(unknown.code == 2);
   CHECK(unknown.out.empty());
-  CHECK(unknown.err.find("--judge 'gpt' is not a judge of spec 'otc' (judges: judge)") != std::string::npos);
+  CHECK(unknown.err.find("--judge 'gpt' is neither a judge nor a panel of spec 'otc', nor human or human.NAME (raters: judge)") != std::string::npos);
   CHECK(invoke({"export", spec, "responses", "--offline", "--store", store, "--judge", "judge"}).code == 2);
   CHECK(invoke({"export", spec, "ratings", "--offline", "--store", store}).code == 2);
 
