@@ -229,6 +229,20 @@ TEST_CASE("e2e: an enforced RPM limit: 429s are retried; pacing avoids them") {
   CHECK(paced.server.stats().rate_limited == 0);
 }
 
+TEST_CASE("e2e: paced at exactly a declared 1,200 a minute, a server counting 200 per 10 s sends no 429") {
+  fake::FakeServerOptions o;
+  o.rpm_limit = 200;
+  o.rpm_window_s = 10;
+  E2E e(o);
+  e.options.provider_limits["openai"] = {16, 1200, 0};
+  std::vector<ModelCall> calls;
+  for (int i = 0; i < 230; ++i) calls.push_back(e.openai("w" + std::to_string(i), "w" + std::to_string(i)));
+  SystemClock real;  // the server's window is real time
+  auto s = e.run(calls, &real);
+  CHECK(s.stored == 230);
+  CHECK(e.server.stats().rate_limited == 0);
+}
+
 TEST_CASE("e2e: cancellation stores every answer that was in flight") {
   fake::FakeServerOptions o;
   o.latency_s = 0.3;
