@@ -1,13 +1,17 @@
 // time_test.cpp: rate limits and time through the real binary against the fake provider:
 // a retry-after longer than the retry cap pauses the provider and the run goes on; past
 // max_pause the provider stops and a rerun finishes; first-byte and --timeout limits fail
-// an attempt as `timeout`, retried and, when given up, recorded as the failure it is.
+// an attempt as `timeout`, retried and, when given up, recorded as the failure it is;
+// Ctrl-C during a pause stops the run without sitting the pause out.
 #include <doctest/doctest.h>
 
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <regex>
+#include <thread>
 
 #include "fake_server.hpp"
 #include "mirac_binary.hpp"
@@ -87,6 +91,43 @@ TEST_CASE("mirac run: a retry-after past the retry cap pauses the provider, says
   CHECK(count(rows, "retry rate_limited") == 2);  // each q2 prompt once, then answered
   CHECK(count(rows, "ok ok") == 6);
   CHECK(fake.server.stats().paid_twice == 0);
+}
+
+TEST_CASE("mirac run: the progress line shows the pause, and Ctrl-C during it stops the run") {
+  mirac::test::TempDir tmp("time_pause_sigint");
+  Server fake;
+  const std::string spec = tmp.write("t.audit", spec_text(fake.server.base_url(), "  concurrency 1\n  max_retry_after 1\n  max_pause 600",
+                                                          "fail=429 ra=500"));
+  const std::string store = tmp.path("store"), log = tmp.path("run.log");
+  pid_t child = mirac::test::spawn({"run", spec, "--store", store, "--answers-only"}, fake.server.base_url(), log);
+  // Wait (generously) for the progress line to report the pause, then interrupt.
+  bool shown = false;
+  for (int i = 0; i < 600 && !shown; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    shown = mirac::test::read_text(log).find("lab paused by the server, resumes in") != std::string::npos;
+  }
+  CHECK(shown);
+  kill(child, SIGINT);
+  // A stop that waited out the 500 s pause would still be running after this long.
+  int wait_status = 0;
+  bool exited = false;
+  for (int i = 0; i < 600 && !exited; ++i) {
+    exited = waitpid(child, &wait_status, WNOHANG) == child;
+    if (!exited) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  if (!exited) {
+    kill(child, SIGKILL);
+    waitpid(child, &wait_status, 0);
+  }
+  REQUIRE(exited);
+  CHECK(WIFEXITED(wait_status));
+  CHECK(WEXITSTATUS(wait_status) == 4);  // cancelled
+  const std::string text = mirac::test::read_text(log);
+  INFO(text);
+  CHECK(text.find("cancelled: run again to send the rest") != std::string::npos);
+  auto c = status(spec, store);
+  CHECK(c.failed == 0);
+  CHECK(c.done + c.pending == 6);
 }
 
 TEST_CASE("mirac run: past max_pause the provider stops, what is stored stays, and reruns finish") {
