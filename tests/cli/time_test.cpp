@@ -185,3 +185,16 @@ TEST_CASE("mirac run --timeout: a request that times out on every attempt is sto
   auto bad = invoke({"run", spec, "--store", store, "--timeout", "0"});
   CHECK(bad.code == 2);
 }
+
+TEST_CASE("mirac check: a time or retry setting that is not a positive number is an error, not a silent default") {
+  mirac::test::TempDir tmp("time_check");
+  for (const std::string bad : {"  timeout -5", "  first_byte_timeout \"ten\"", "  max_attempts 2.5", "  max_pause 0"}) {
+    CAPTURE(bad);
+    auto check = invoke({"check", tmp.write("t.audit", spec_text("http://127.0.0.1:9/v1", bad, "latency=1"))});
+    CHECK(check.code == 1);
+    CHECK((check.out + check.err).find("provider 'lab': " + bad.substr(2, bad.find(' ', 2) - 2) + " must be a positive") !=
+          std::string::npos);
+  }
+  auto good = invoke({"check", tmp.write("t.audit", spec_text("http://127.0.0.1:9/v1", "  timeout 30\n  max_attempts 3", "latency=1"))});
+  CHECK(good.code == 0);
+}
