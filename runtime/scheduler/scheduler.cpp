@@ -511,7 +511,11 @@ void Run::report(bool final) {
   prog_.final = final;
   prog_.paused_s.clear();
   for (const auto& p : providers_)
-    if (!p.stopped && p.long_pause_until > now && !final) prog_.paused_s[p.name] = p.long_pause_until - now;
+    if (!p.stopped && p.long_pause_until > now && !final) {
+      prog_.paused_s[p.name] = p.long_pause_until - now;
+      // The rate so far knows nothing of the pause: the rest cannot end before it does.
+      if (prog_.eta_s >= 0) prog_.eta_s = std::max(prog_.eta_s, p.long_pause_until - now);
+    }
   ctx_.on_progress(prog_);
   last_report_ = now;
 }

@@ -98,8 +98,10 @@ TEST_CASE("scheduler: a retry-after longer than the retry cap pauses every send 
   CHECK(attempts[0].retry_delay_s == doctest::Approx(300));
   CHECK(f.logged("provider 'openai' paused for 5m00s"));
   bool shown = false;
-  for (const auto& p : f.progress)
+  for (const auto& p : f.progress) {
+    if (p.paused_s.count("openai") && p.eta_s >= 0) CHECK(p.eta_s >= p.paused_s.at("openai"));
     if (p.paused_s.count("openai")) shown = shown || format_progress(p).find("openai paused by the server, resumes in") != std::string::npos;
+  }
   CHECK(shown);
   CHECK(f.progress.back().paused_s.empty());
   bool in_summary = false;
