@@ -93,6 +93,8 @@ void add_run_commands(Commands& commands) {
   add_only(run, r->audit, "only requests matching key=value,... (factors, model, arm, seed)");
   run->add_option("--limit", r->audit.limit, "send at most N requests (a pilot)");
   run->add_option("--concurrency", r->audit.concurrency, "requests in flight per provider (overrides the provider's setting)");
+  run->add_option("--timeout", r->audit.timeout_s, "seconds one attempt may take in all (overrides each provider's timeout)")
+      ->check(CLI::PositiveNumber);
   r->budget_option = run->add_option("--budget", r->budget, "stop sending before spending more than USD this run");
   run->add_option("--resamples", r->audit.resamples, "bootstrap resamples per interval of the analysis (default 2000)");
   run->add_option("--seed", r->audit.seed, "bootstrap seed of the analysis (default 20260101)");

@@ -38,6 +38,7 @@ struct AuditOptions {
   // Sending and judging.
   int concurrency = 0;    ///< requests in flight per provider; 0: the provider's setting
   std::optional<double> budget_usd;  ///< spend cap for the whole run (answers and judging)
+  double timeout_s = 0;   ///< total time one attempt may take (`--timeout`); 0: the provider's setting
   int repairs = 2;        ///< judge replies the rubric rejects are asked again this often
   bool answers_only = false;
   // Analysis and report.

@@ -13,6 +13,8 @@
 #include <sstream>
 
 #include <fmt/format.h>
+
+#include <string_view>
 #include <fmt/ranges.h>
 
 #include "interpreter/hash.hpp"
@@ -391,6 +393,12 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
                                              "key, so it is not shown", p->name.name));
       provider.key_env.clear();
     }
+    // The run would fall back to the default for any other value: say so instead.
+    for (const char* key : {"connect_timeout", "first_byte_timeout", "timeout", "max_retry_after", "max_pause", "max_attempts"})
+      if (s.contains(key) && !(s[key].is_number() && s[key].get<double>() > 0 &&
+                               (std::string_view(key) != "max_attempts" || s[key].is_number_integer())))
+        diags.error(p->name.range, fmt::format("provider '{}': {} must be a positive {}", p->name.name, key,
+                                               std::string_view(key) == "max_attempts" ? "whole number" : "number of seconds"));
     spec.providers[provider.name] = std::move(provider);
   }
   resolve_price_tables(spec, decls, main_file, sources, provider_names.names(), diags);

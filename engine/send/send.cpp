@@ -17,7 +17,25 @@ SchedulerOptions scheduler_options(const Spec& spec, const AuditOptions& o) {
     if (cfg.contains("tpm") && cfg["tpm"].is_number()) limits.tpm = cfg["tpm"].get<double>();
     if (o.concurrency > 0) limits.max_in_flight = o.concurrency;
     s.provider_limits[name] = limits;
+    // Times in seconds; a setting that is not a positive number keeps the default.
+    auto seconds = [&cfg](const char* key, double& into) {
+      if (cfg.contains(key) && cfg[key].is_number() && cfg[key].get<double>() > 0) into = cfg[key].get<double>();
+    };
+    ProviderTimeouts timeouts = s.timeouts;
+    seconds("connect_timeout", timeouts.connect_s);
+    seconds("first_byte_timeout", timeouts.first_byte_s);
+    seconds("timeout", timeouts.total_s);
+    if (o.timeout_s > 0) timeouts.total_s = o.timeout_s;
+    s.provider_timeouts[name] = timeouts;
+    RetryPolicy retry = s.retry;
+    seconds("max_retry_after", retry.max_retry_after_s);
+    seconds("max_pause", retry.max_pause_s);
+    if (cfg.contains("max_attempts") && cfg["max_attempts"].is_number_integer() && cfg["max_attempts"].get<int>() > 0)
+      retry.max_attempts = cfg["max_attempts"].get<int>();
+    s.provider_retry[name] = retry;
   }
+  // Providers a plan reaches without a declaration (none today) still honour --timeout.
+  if (o.timeout_s > 0) s.timeouts.total_s = o.timeout_s;
   // Prices as check resolved them (a model's own `price`, else its provider's `prices`
   // table), keyed by model string as the scheduler bills. Judges are paid calls too. One
   // model string priced twice (check warns) keeps the higher of each part, so that a

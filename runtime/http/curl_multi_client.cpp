@@ -162,6 +162,12 @@ void CurlMultiClient::submit(std::uint64_t tag, HttpRequest request) {
   curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout_s * 1000));
   curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
                    static_cast<long>(request.connect_timeout_s * 1000));
+  if (request.first_byte_timeout_s > 0) {
+    // A server that accepted the request and then says nothing is caught well before the
+    // total timeout: under 1 byte/s for this many seconds fails as a timeout.
+    curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, static_cast<long>(std::ceil(request.first_byte_timeout_s)));
+  }
   curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);  // signals are unsafe with many threads/handles
   curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
   curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);

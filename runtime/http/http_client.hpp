@@ -18,6 +18,7 @@ struct HttpRequest {
   std::string body;                 ///< sent as a POST body
   double timeout_s = 600;           ///< whole transfer, like the SDKs' default
   double connect_timeout_s = 10;
+  double first_byte_timeout_s = 0;  ///< no byte received for this long fails it; 0: off
 };
 
 /// Why a transfer produced no HTTP response. `none` means an HTTP status arrived.

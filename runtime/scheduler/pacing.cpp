@@ -5,6 +5,14 @@
 #include <algorithm>
 
 namespace mirac {
+namespace {
+
+// Over n sends the spacing is at least (n - 1 - kRpmCatchUp) intervals, so any window of a
+// server's limit N holds at most N / (1 + kRpmMargin) + 1.1 sends: within N from N = 56.
+constexpr double kRpmMargin = 0.02;
+constexpr double kRpmCatchUp = 0.1;
+
+}  // namespace
 
 void Pacer::refill(double now) {
   if (limits_.tpm <= 0) return;
@@ -42,12 +50,17 @@ bool Pacer::may_send(double now, double tokens, int in_flight, double& wake_at) 
 
 void Pacer::on_send(double now, double tokens) {
   if (limits_.rpm > 0) {
-    // Keep to the schedule when a send is slightly late (loop and poll granularity), so
-    // small delays do not accumulate into a lower rate; after an idle spell, restart from
-    // now rather than bursting to catch up.
-    double interval = 60.0 / limits_.rpm;
-    bool on_schedule = next_send_at_ >= now - 0.5 * interval;
-    next_send_at_ = (on_schedule ? next_send_at_ : now) + interval;
+    // A declared limit must hold over any window a server counts (a minute, or 200 per
+    // 10 s for 1,200 a minute), and requests reach it with some jitter: send a little
+    // under the limit. Keep to the schedule when a send is slightly late (loop and poll
+    // granularity), so small delays do not add up to a lower rate, but never by sending
+    // much sooner than one interval after the last: a late send then catches up at most
+    // a tenth of an interval, and sends cannot bunch up. After an idle spell the schedule
+    // restarts from now.
+    const double interval = 60.0 / limits_.rpm * (1.0 + kRpmMargin);
+    const bool fresh_start = next_send_at_ < now - interval;  // the first send, or after idling
+    next_send_at_ = fresh_start ? now + interval
+                                : std::max(next_send_at_ + interval, now + (1.0 - kRpmCatchUp) * interval);
   }
   if (limits_.tpm > 0) {
     refill(now);

@@ -9,7 +9,7 @@ namespace mirac {
 /// Limits for one provider (0 means unlimited for rpm/tpm).
 struct ProviderLimits {
   int max_in_flight = 16;
-  double rpm = 0;  ///< requests per minute: sends are spaced 60/rpm seconds apart
+  double rpm = 0;  ///< requests per minute: sends are spaced evenly, 2% under it
   double tpm = 0;  ///< estimated tokens (prompt + max output) per minute
 };
 

@@ -16,10 +16,17 @@ RetryDecision decide_retry(const RetryPolicy& policy, int attempts_made,
     return d;
   }
   if (retry_after_s && std::isfinite(*retry_after_s) && *retry_after_s > policy.max_retry_after_s) {
-    // openai-python raises instead of sleeping this long; the request stays failed and is
-    // retried by the next run.
-    d.reason = fmt::format("server asked to wait {:.0f} s, more than the {:.0f} s cap",
-                           *retry_after_s, policy.max_retry_after_s);
+    // openai-python raises instead of sleeping this long, which in a long run turns every
+    // request into a failure within seconds. A server asking for minutes speaks for the
+    // whole provider: pause it, up to a bound past which the user is better told to rerun.
+    if (*retry_after_s > policy.max_pause_s) {
+      d.stop_provider = true;
+      d.reason = fmt::format("server asked to wait {:.0f} s, more than max_pause {:.0f} s",
+                             *retry_after_s, policy.max_pause_s);
+      return d;
+    }
+    d.retry = d.pause_provider = true;
+    d.delay_s = *retry_after_s;
     return d;
   }
   if (retry_after_s && std::isfinite(*retry_after_s) && *retry_after_s > 0) {

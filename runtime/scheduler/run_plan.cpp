@@ -63,6 +63,8 @@ std::string format_progress(const Progress& p) {
                               p.spend_usd);
   if (p.failed) s += fmt::format(" | {} failed", p.failed);
   if (!p.errors_by_cause.empty()) s += " | errors: " + by_cause(p.errors_by_cause);
+  for (const auto& [provider, left] : p.paused_s)
+    s += fmt::format(" | {} paused by the server, resumes in {}", provider, format_duration(left));
   return s;
 }
 

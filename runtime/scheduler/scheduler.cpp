@@ -2,6 +2,7 @@
 // drive the HTTP client, and turn each completion into a stored answer, a retry, or a
 // stop. Every answer is committed before the loop moves on.
 #include "runtime/scheduler/scheduler.hpp"
+#include "runtime/scheduler/run_plan.hpp"
 #include "runtime/store/journal.hpp"
 
 #include "runtime/providers/secrets.hpp"
@@ -30,6 +31,7 @@ struct Item {
   ModelPrice price;
   int attempts = 0;
   double first_sent = -1;
+  double paused_before = 0;  // the provider's paused_total_s at the first send
   double started_mono = 0, started_wall = 0;
   std::string url, body;  // built at first send, kept for retries
 };
@@ -37,6 +39,12 @@ struct Item {
 struct ProviderState {
   std::string name;
   Pacer pacer;
+  RetryPolicy retry_policy;
+  ProviderTimeouts timeouts;
+  // A long pause the server asked for (more than the retry cap): shown on the progress
+  // line, and not counted as the waiting of the requests it holds back.
+  double long_pause_until = 0;
+  double paused_total_s = 0;
   std::deque<std::size_t> queue;
   std::multimap<double, std::size_t> retry;  // ready time -> item
   int in_flight = 0;
@@ -58,7 +66,8 @@ class Run {
   void handle(const HttpCompletion& c);
   void fail(Item& it, const Interpretation& in, const HttpResponse& r, AttemptRecord a,
             const std::string& extra);
-  void stop_provider(ProviderState& p, const Interpretation& in);
+  void stop_provider(ProviderState& p, const std::string& cause, const std::string& why, const std::string& advice);
+  void pause_provider(ProviderState& p, double now, double seconds, const std::string& cause);
   void store_failed(const std::string& what);
   void keep(AnswerRecord answer, AttemptRecord attempt);
   bool flush();
@@ -164,6 +173,10 @@ bool Run::prepare() {
       p.name = call.provider;
       auto lim = opt_.provider_limits.find(call.provider);
       p.pacer = Pacer(lim != opt_.provider_limits.end() ? lim->second : opt_.default_limits);
+      auto retry = opt_.provider_retry.find(call.provider);
+      p.retry_policy = retry != opt_.provider_retry.end() ? retry->second : opt_.retry;
+      auto timeouts = opt_.provider_timeouts.find(call.provider);
+      p.timeouts = timeouts != opt_.provider_timeouts.end() ? timeouts->second : opt_.timeouts;
       providers_.push_back(std::move(p));
     }
     Item it;
@@ -209,8 +222,11 @@ double Run::dispatch(double now) {
       Item& it = items_[idx];
       double w = now;
       if (!p.pacer.may_send(now, it.est_in + it.est_out, p.in_flight, w)) {
-        // At the concurrency cap a completion wakes us; otherwise wake when pacing allows.
-        if (p.in_flight < p.pacer.limits().max_in_flight) wake = std::min(wake, w);
+        // At the concurrency cap only a completion can help: waking for a retry that is
+        // due would spin, polling with no wait until a slot frees (for minutes when the
+        // requests in flight hang).
+        if (p.in_flight >= p.pacer.limits().max_in_flight) break;
+        wake = std::min(wake, w);
         if (!p.retry.empty()) wake = std::min(wake, std::max(w, p.retry.begin()->first));
         break;
       }
@@ -246,10 +262,11 @@ void Run::send(std::size_t idx, double now) {
   }
   // Headers are rebuilt per attempt so the key lives only in the request in flight.
   HttpRequest r{it.url, request_headers(it.call->protocol, it.key ? *it.key : ""), it.body,
-                opt_.request_timeout_s, opt_.connect_timeout_s};
+                p.timeouts.total_s, p.timeouts.connect_s, p.timeouts.first_byte_s};
   if (++it.attempts == 1) {
     ++sum_.sent;
     it.first_sent = now;
+    it.paused_before = p.paused_total_s;
   }
   ++sum_.attempts;
   it.started_mono = now;
@@ -326,11 +343,27 @@ void Run::handle(const HttpCompletion& c) {
       break;
     }
     case Verdict::retry: {
-      RetryDecision d = decide_retry(opt_.retry, it.attempts, in.retry_after_s,
-                                     ctx_.random.uniform(), now - it.first_sent);
-      if (!d.retry) return fail(it, in, r, a, d.reason);
+      const double waited = now - it.first_sent - (p.paused_total_s - it.paused_before);
+      RetryDecision d = decide_retry(p.retry_policy, it.attempts, in.retry_after_s, ctx_.random.uniform(), waited);
+      if (d.stop_provider) {
+        // Not the request's failure: it stays pending, and so does everything else queued
+        // for this provider, for a later run.
+        stop_provider(p, in.cause, d.reason, "run again later; the answers already stored are kept");
+        a.outcome = "stopped";
+        a.message = redact(in.message + " (" + d.reason + ")");
+        p.retry.emplace(now, c.tag);
+        if (!record_attempt(a)) return store_failed(store_.last_error());
+        break;
+      }
+      if (!d.retry) {
+        // The last attempt is the failure itself, not one more retry.
+        a.outcome = "failed";
+        a.message = redact(in.message + " (" + d.reason + ")");
+        return fail(it, in, r, a, d.reason);
+      }
       // A 429 speaks for the whole provider: hold every send, not just this request.
-      if (in.cause == "rate_limited") p.pacer.pause_until(now + d.delay_s);
+      if (d.pause_provider) pause_provider(p, now, d.delay_s, in.cause);
+      else if (in.cause == "rate_limited") p.pacer.pause_until(now + d.delay_s);
       a.retry_delay_s = d.delay_s;
       ++prog_.retries;
       p.retry.emplace(now + d.delay_s, c.tag);  // queued even if the store fails: counted as not sent
@@ -339,7 +372,7 @@ void Run::handle(const HttpCompletion& c) {
     }
     case Verdict::fatal_request: return fail(it, in, r, a, "");
     case Verdict::fatal_provider:
-      stop_provider(p, in);
+      stop_provider(p, in.cause, redact(in.message), "other providers continue");
       return fail(it, in, r, a, "");
   }
   it.body.clear();
@@ -425,14 +458,28 @@ void Run::spill_unsaved() {
   unsaved_.clear();
 }
 
-void Run::stop_provider(ProviderState& p, const Interpretation& in) {
+void Run::stop_provider(ProviderState& p, const std::string& cause, const std::string& why,
+                        const std::string& advice) {
   if (p.stopped) return;
   p.stopped = true;
-  std::string m = fmt::format(
-      "provider '{}' stopped ({}): {}. Its remaining requests were not sent; other providers continue.",
-      p.name, in.cause, redact(in.message));
+  std::string m = fmt::format("provider '{}' stopped ({}): {}. Its remaining requests were not sent; {}.", p.name,
+                              cause, why, advice);
   sum_.messages.push_back(m);
   log(m);
+}
+
+void Run::pause_provider(ProviderState& p, double now, double seconds, const std::string& cause) {
+  const double until = now + seconds;
+  if (until <= p.long_pause_until) return;  // answers in flight repeating the same request
+  p.paused_total_s += until - std::max(now, p.long_pause_until);
+  if (p.long_pause_until <= now) {
+    std::string m = fmt::format("provider '{}' paused for {} ({}): the server asked to wait; sending resumes then",
+                                p.name, format_duration(seconds), cause);
+    sum_.messages.push_back(m);
+    log(m);
+  }
+  p.long_pause_until = until;
+  p.pacer.pause_until(until);
 }
 
 void Run::store_failed(const std::string& what) {
@@ -462,6 +509,13 @@ void Run::report(bool final) {
   std::size_t left = prog_.total - prog_.done - prog_.failed;
   prog_.eta_s = prog_.rate_per_s > 0 ? static_cast<double>(left) / prog_.rate_per_s : -1;
   prog_.final = final;
+  prog_.paused_s.clear();
+  for (const auto& p : providers_)
+    if (!p.stopped && p.long_pause_until > now && !final) {
+      prog_.paused_s[p.name] = p.long_pause_until - now;
+      // The rate so far knows nothing of the pause: the rest cannot end before it does.
+      if (prog_.eta_s >= 0) prog_.eta_s = std::max(prog_.eta_s, p.long_pause_until - now);
+    }
   ctx_.on_progress(prog_);
   last_report_ = now;
 }
@@ -517,24 +571,6 @@ RunSummary Run::go() {
 }
 
 }  // namespace
-
-std::pair<double, double> estimate_tokens(const ModelCall& call, long long default_max_output) {
-  double chars = static_cast<double>(call.user.size() + (call.system ? call.system->size() : 0));
-  double in = chars / 4.0 + 16;  // ~4 characters per token, plus message framing
-  double out = static_cast<double>(default_max_output);
-  if (call.params.contains("max_tokens") && call.params["max_tokens"].is_number())
-    out = call.params["max_tokens"].get<double>();
-  return {in, out};
-}
-
-std::vector<std::string> unpriced_models(const std::vector<ModelCall>& calls,
-                                         const std::map<std::string, ModelPrice>& prices,
-                                         const std::function<bool(const ModelCall&)>& include) {
-  std::set<std::string> out;
-  for (const auto& c : calls)
-    if (!c.key_env.empty() && !prices.count(c.model) && (!include || include(c))) out.insert(c.model);
-  return {out.begin(), out.end()};
-}
 
 RunSummary execute(const std::vector<ModelCall>& calls, Store& store, HttpClient& http,
                    const SchedulerOptions& options, SchedulerContext& ctx) {

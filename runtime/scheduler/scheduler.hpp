@@ -26,12 +26,22 @@ struct ModelPrice {
   double output_per_mtok = 0;
 };
 
+/// How long one attempt may take before it fails as `timeout` (and is retried like a 5xx).
+struct ProviderTimeouts {
+  double connect_s = 10;
+  /// No byte received for this long (waiting for the answer, or stalled inside it); 0: no
+  /// such limit. Whole seconds, rounded up (libcurl's low-speed limit).
+  double first_byte_s = 0;
+  double total_s = 600;  ///< whole request, as the SDKs
+};
+
 struct SchedulerOptions {
   std::map<std::string, ProviderLimits> provider_limits;  ///< by provider name
   ProviderLimits default_limits;                          ///< for providers not listed
+  std::map<std::string, RetryPolicy> provider_retry;      ///< by provider name, else `retry`
   RetryPolicy retry;
-  double request_timeout_s = 600;  ///< whole request, as the SDKs
-  double connect_timeout_s = 10;
+  std::map<std::string, ProviderTimeouts> provider_timeouts;  ///< by provider name, else `timeouts`
+  ProviderTimeouts timeouts;
   std::optional<double> budget_usd;  ///< spend cap for this run
   std::map<std::string, ModelPrice> prices;  ///< by model string; needed for every paid model when budget_usd is set
   long long default_max_output_tokens = 1024;  ///< estimate when a call sets no max_tokens
@@ -51,6 +61,8 @@ struct Progress {
   double eta_s = -1;         ///< < 0 when unknown
   double spend_usd = 0;      ///< this run
   std::map<std::string, std::size_t> errors_by_cause;  ///< every non-ok attempt
+  /// Providers paused because a server asked for a long wait: seconds until they resume.
+  std::map<std::string, double> paused_s;
   bool final = false;        ///< the last report of the run
 };
 

@@ -136,20 +136,19 @@ TEST_CASE("scheduler: retries honor retry-after-ms and retry-after, else SDK bac
   CHECK(f.store->answer("h0")->attempts == 4);
 }
 
-TEST_CASE("scheduler: exhausted attempts and long retry-after are stored as failed, retried next run") {
+TEST_CASE("scheduler: exhausted attempts and fatal requests are stored as failed, retried next run") {
   Fixture f;
   f.options.retry.max_attempts = 3;
   FakeHttp http(f.clock, [](const HttpRequest& r, int) {
     if (r.body.find("q0") != std::string::npos) return status_response(500, "<html>oops</html>");
-    return status_response(429, "{}", {{"retry-after", "300"}});
+    return status_response(400, "{}");
   });
   auto s = f.run(calls(2), http);
   CHECK(s.failed == 2);
   CHECK(s.failed_by_cause.at("http_500") == 1);
-  CHECK(s.failed_by_cause.at("rate_limited") == 1);
+  CHECK(s.failed_by_cause.at("invalid_request") == 1);
   CHECK(f.store->attempts("h0").size() == 3);
-  CHECK(f.store->attempts("h1").size() == 1);  // the SDK does not wait 300 s; neither do we
-  CHECK(f.store->answer("h1")->message.find("more than the 120 s cap") != std::string::npos);
+  CHECK(f.store->attempts("h1").size() == 1);
   auto st = f.store->status({"h0", "h1"});
   CHECK(st.failed_total() == 2);
 
@@ -275,7 +274,11 @@ TEST_CASE("retry policy: SDK formula, attempt and wait caps") {
   CHECK(decide_retry(p, 1, 0.0, 0.0, 0).delay_s == doctest::Approx(0.5));   // zero: backoff
   CHECK(decide_retry(p, 1, -3.0, 0.0, 0).delay_s == doctest::Approx(0.5));  // negative: backoff
   CHECK_FALSE(decide_retry(p, 8, std::nullopt, 0, 0).retry);
-  CHECK_FALSE(decide_retry(p, 1, 121.0, 0, 0).retry);
+  CHECK(decide_retry(p, 1, 121.0, 0, 0).pause_provider);  // past the retry cap: a provider pause
+  CHECK(decide_retry(p, 1, 300.0, 0, 895).retry);          // which is not the request's waiting
+  CHECK(decide_retry(p, 1, 901.0, 0, 0).stop_provider);    // past max_pause: stop, rerun later
+  CHECK_FALSE(decide_retry(p, 1, 901.0, 0, 0).retry);
+  CHECK_FALSE(decide_retry(p, 8, 300.0, 0, 0).retry);      // attempts still count
   CHECK_FALSE(decide_retry(p, 1, 10.0, 0, 895).retry);
 }
 

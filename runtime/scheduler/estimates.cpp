@@ -1,0 +1,27 @@
+// estimates.cpp: what a call will cost and whether it can be priced, before it is sent;
+// used by the scheduler's budget, the plan's forecast and the run's price checks.
+#include "runtime/scheduler/scheduler.hpp"
+
+#include <set>
+
+namespace mirac {
+
+std::pair<double, double> estimate_tokens(const ModelCall& call, long long default_max_output) {
+  double chars = static_cast<double>(call.user.size() + (call.system ? call.system->size() : 0));
+  double in = chars / 4.0 + 16;  // ~4 characters per token, plus message framing
+  double out = static_cast<double>(default_max_output);
+  if (call.params.contains("max_tokens") && call.params["max_tokens"].is_number())
+    out = call.params["max_tokens"].get<double>();
+  return {in, out};
+}
+
+std::vector<std::string> unpriced_models(const std::vector<ModelCall>& calls,
+                                         const std::map<std::string, ModelPrice>& prices,
+                                         const std::function<bool(const ModelCall&)>& include) {
+  std::set<std::string> out;
+  for (const auto& c : calls)
+    if (!c.key_env.empty() && !prices.count(c.model) && (!include || include(c))) out.insert(c.model);
+  return {out.begin(), out.end()};
+}
+
+}  // namespace mirac
