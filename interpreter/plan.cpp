@@ -9,6 +9,7 @@
 
 #include "interpreter/cell_scope.hpp"
 #include "interpreter/hash.hpp"
+#include "interpreter/criteria.hpp"
 #include "interpreter/judge.hpp"
 #include "runtime/scheduler/scheduler.hpp"
 
@@ -154,11 +155,24 @@ nlohmann::ordered_json judging_forecast(const Spec& spec, const Plan& plan, cons
     if (!spec.find_rubric(judge.rubric)) continue;
     JudgeBuilder builder(spec, sources, static_cast<int>(j));
     const double instructions = static_cast<double>(builder.instructions().size()) / 4.0;
-    double in = 0;
-    for (const auto& r : plan.requests)
-      in += instructions + static_cast<double>(builder.message(plan, r, "").size()) / 4.0 +
-            static_cast<double>(limit(r.call.params));
-    const double out_tokens = static_cast<double>(plan.requests.size()) * static_cast<double>(limit(judge.params));
+    double in = 0, calls = 0;
+    for (const auto& r : plan.requests) {
+      if (builder.asks_scores()) {
+        in += instructions + static_cast<double>(builder.message(plan, r, "").size()) / 4.0 +
+              static_cast<double>(limit(r.call.params));
+        ++calls;
+      }
+      if (!builder.grades_per_element()) continue;
+      // `per element`: a call of its own per criterion of the request's seed.
+      const std::size_t n = criteria_of(spec, builder.rubric(), plan.prompts[r.prompt].seed).size();
+      for (std::size_t k = 0; k < n; ++k) {
+        const ModelCall c = builder.criterion_call(plan, r, "", k);
+        in += static_cast<double>(c.system->size() + c.user.size()) / 4.0 + static_cast<double>(limit(r.call.params));
+        ++calls;
+      }
+    }
+    row["calls"] = static_cast<long long>(calls);
+    const double out_tokens = calls * static_cast<double>(limit(judge.params));
     row["max_input_tokens"] = std::llround(in);
     row["max_output_tokens"] = std::llround(out_tokens);
     if (judge.price) row["max_cost_usd"] = in / 1e6 * judge.price->input + out_tokens / 1e6 * judge.price->output;
@@ -295,12 +309,16 @@ std::string plan_summary_text(const Spec& spec, const Plan& plan, const SourceMa
                          : "");
   if (fc.contains("judging"))
     for (const auto& jf : fc["judging"])
-      out += fmt::format("judging      ~{} in at most, at most {} out{} ({}; answers at their token limit, repairs not "
-                         "counted)\n",
+      out += fmt::format("judging      ~{} in at most, at most {} out{} ({}{}; answers at their token limit, repairs "
+                         "not counted)\n",
                          jf["max_input_tokens"].get<long long>(), jf["max_output_tokens"].get<long long>(),
                          jf.contains("max_cost_usd") ? fmt::format("; cost at most ${:.2f}", jf["max_cost_usd"].get<double>())
                                                      : "; no price",
-                         jf["judge"].get<std::string>());
+                         jf["judge"].get<std::string>(),
+                         // A judge grading criteria per element calls more than once per answer.
+                         jf["calls"].get<long long>() != static_cast<long long>(plan.requests.size())
+                             ? fmt::format(", {} calls", jf["calls"].get<long long>())
+                             : "");
   out += "\nby model\n";
   for (const auto& m : spec.models) {
     const auto& f = fc["by_model"][m.name];

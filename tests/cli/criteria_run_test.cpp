@@ -89,6 +89,16 @@ TEST_CASE("criteria graded per answer and per element end to end against the fak
   const std::string spec = tmp.path("crit.audit"), store = tmp.path("run");
   std::ofstream(spec) << spec_text(server.base_url());
 
+  // The plan forecasts one call per answer for je, and one per criterion for jp.
+  std::size_t criteria_calls = 0;
+  for (int i = 0; i < kSeeds - 1; ++i) criteria_calls += 2 * static_cast<std::size_t>(2 + i % 3);
+  auto plan = mirac::test::invoke({"plan", spec, "--json"});
+  REQUIRE(plan.code == 0);
+  const Json judging = Json::parse(plan.out)["forecast"]["judging"];
+  REQUIRE(judging.size() == 2);
+  CHECK(judging[0]["calls"] == 24);
+  CHECK(judging[1]["calls"] == criteria_calls);
+
   auto run = mirac::test::invoke({"run", spec, "--store", store, "--resamples", "200"}, server.base_url());
   INFO(run.out << run.err);
   REQUIRE(run.code == 0);
@@ -96,8 +106,6 @@ TEST_CASE("criteria graded per answer and per element end to end against the fak
   CHECK(run.out.find("judge jp: 24 answers, 24 scored") != std::string::npos);
   // 24 answers; je: 24 replies and the two repairs of q3's short ones; jp: one call per
   // criterion of each answer (seeds q0..q10 have 2, 3, 4, 2, ... criteria; q11 none).
-  std::size_t criteria_calls = 0;
-  for (int i = 0; i < kSeeds - 1; ++i) criteria_calls += 2 * static_cast<std::size_t>(2 + i % 3);
   CHECK(server.stats().answered == 24 + 24 + 2 + criteria_calls);
   CHECK(server.received_with("CRITERION TO GRADE") == criteria_calls);
 
