@@ -127,6 +127,22 @@ Document build(const Spec& spec, const Json& results, const std::string& report_
         "out of every table and figure{}.",
         text(member(coverage, "unscored")), text(member(coverage, "answers")), text(member(coverage, "rater")),
         worst.empty() ? "" : fmt::format("; the most at {} ({:.1f}%)", worst, 100 * worst_share))});
+    // Where they are: per model and per level of every factor, as results.json's coverage.
+    Table t;
+    t.caption = fmt::format("Answers without a usable score from {}, by model and by factor level", text(member(coverage, "rater")));
+    t.header = {"group", "answers", "unscored", "share"};
+    t.numeric = {false, true, true, true};
+    auto add = [&](const std::string& group, const Json& c) {
+      t.rows.push_back({group, text(member(&c, "answers")), text(member(&c, "unscored")),
+                        fmt::format("{:.1f}%", 100 * number(member(&c, "share")).value_or(0))});
+    };
+    if (const Json* models = member(coverage, "by_model"); models && models->is_array())
+      for (const auto& m : *models) add("model = " + text(member(&m, "model")), m);
+    if (const Json* factors = member(coverage, "by_factor"); factors && factors->is_array())
+      for (const auto& f : *factors)
+        if (const Json* levels = member(&f, "levels"); levels && levels->is_array())
+          for (const auto& l : *levels) add(text(member(&f, "factor")) + " = " + text(member(&l, "level")), l);
+    if (!t.rows.empty()) doc.blocks.push_back(std::move(t));
   }
   Context ctx{spec, results};
   for (const auto& item : items) render_item(ctx, item, doc.blocks);

@@ -354,4 +354,9 @@ TEST_CASE("status warns when a factor's levels differ in how many answers are un
   CHECK(unused.at("main")["unscored"] == 12);  // where arm == baseline: half of the 24 anxious answers
   CHECK(unused.at("arms")["unscored"] == 24);
   CHECK(unused.at("arms")["not_applicable"].contains("Q3"));
+  // The report says where the unscored answers are.
+  const std::string report = mirac::test::read_text(std::filesystem::path(store_dir) / "results" / "report.md");
+  CHECK(report.find("Answers without a usable score from judge, by model and by factor level") != std::string::npos);
+  CHECK(report.find("| tone = anxious | 24 | 24 | 100.0% |") != std::string::npos);
+  CHECK(report.find("| tone = calm | 24 | 0 | 0.0% |") != std::string::npos);
 }
