@@ -15,6 +15,12 @@ int ScoreTable::dim_index(const std::string& name) const {
   return -1;
 }
 
+std::string answer_key(int seed, int model, int arm, const std::vector<int>& levels) {
+  std::string key = std::to_string(seed) + "|" + std::to_string(model) + "|" + std::to_string(arm);
+  for (int l : levels) key += "|" + std::to_string(l);
+  return key;
+}
+
 ScoreRow score_row_of(const Spec& spec, const Plan& plan, const RequestRow& r) {
   const PromptRow& p = plan.prompts[r.prompt];
   const Seed* seed = spec.find_seed(p.seed);

@@ -48,6 +48,11 @@ struct ScoreTable {
 
 inline bool is_na(double score) { return std::isnan(score); }
 
+/// A key naming one answer of a plan (its seed, model, arm and levels), to match the rows
+/// of different raters, or a row to its request.
+std::string answer_key(int seed, int model, int arm, const std::vector<int>& levels);
+inline std::string answer_key(const ScoreRow& r) { return answer_key(r.seed, r.model, r.arm, r.levels); }
+
 /// The row of the plan's request `r`: its seed (-1 when the seed is unknown), model, arm and
 /// levels; no scores yet.
 ScoreRow score_row_of(const Spec& spec, const Plan& plan, const RequestRow& r);

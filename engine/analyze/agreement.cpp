@@ -19,12 +19,6 @@ namespace mirac::analyze {
 
 namespace {
 
-std::string answer_key(const ScoreRow& r) {
-  std::string key = fmt::format("{}|{}|{}", r.seed, r.model, r.arm);
-  for (int l : r.levels) key += fmt::format("|{}", l);
-  return key;
-}
-
 // One pair of raters' sufficient statistics over one seed's answers.
 struct PairSums {
   double n = 0, exact = 0, adjacent = 0, error = 0;

@@ -12,12 +12,6 @@ namespace mirac::analyze {
 
 namespace {
 
-std::string row_key(int seed, int model, int arm, const std::vector<int>& levels) {
-  std::string key = fmt::format("{}|{}|{}", seed, model, arm);
-  for (int l : levels) key += fmt::format("|{}", l);
-  return key;
-}
-
 struct Count {
   std::size_t answers = 0, unscored = 0;
   double share() const { return answers ? static_cast<double>(unscored) / static_cast<double>(answers) : 0.0; }
@@ -32,7 +26,7 @@ nlohmann::ordered_json count_json(const Count& c) {
 nlohmann::ordered_json score_coverage(const Spec& spec, const Plan& plan, const std::unordered_set<std::string>& done,
                                       const ScoreTable& table, Diagnostics& diags) {
   std::unordered_set<std::string> scored;
-  for (const auto& r : table.rows) scored.insert(row_key(r.seed, r.model, r.arm, r.levels));
+  for (const auto& r : table.rows) scored.insert(answer_key(r.seed, r.model, r.arm, r.levels));
   Count all;
   std::vector<Count> by_model(spec.models.size());
   std::vector<std::vector<Count>> by_level(spec.factors.size());
@@ -41,7 +35,7 @@ nlohmann::ordered_json score_coverage(const Spec& spec, const Plan& plan, const 
     if (!done.count(r.call.hash)) continue;  // no answer, nothing to score
     const PromptRow& p = plan.prompts[r.prompt];
     const Seed* seed = spec.find_seed(p.seed);
-    const bool unscored = !seed || !scored.count(row_key(static_cast<int>(seed - spec.seeds.data()), r.model, r.arm, p.levels));
+    const bool unscored = !seed || !scored.count(answer_key(static_cast<int>(seed - spec.seeds.data()), r.model, r.arm, p.levels));
     auto add = [&](Count& c) { ++c.answers, c.unscored += unscored; };
     add(all);
     add(by_model[static_cast<std::size_t>(r.model)]);
@@ -115,12 +109,12 @@ void add_unused_answers(const Spec& spec, const Plan& plan, const std::unordered
   if (!analyses.is_array()) return;
   // The stored answers the rater left unscored, as rows without scores, for `where` to select.
   std::unordered_set<std::string> scored;
-  for (const auto& r : table.rows) scored.insert(row_key(r.seed, r.model, r.arm, r.levels));
+  for (const auto& r : table.rows) scored.insert(answer_key(r.seed, r.model, r.arm, r.levels));
   ScoreTable unscored{table.path, table.dims, {}, table.rater, {}};
   for (const auto& r : plan.requests) {
     if (!done.count(r.call.hash)) continue;
     ScoreRow row = score_row_of(spec, plan, r);
-    if (row.seed < 0 || scored.count(row_key(row.seed, row.model, row.arm, row.levels))) continue;
+    if (row.seed < 0 || scored.count(answer_key(row.seed, row.model, row.arm, row.levels))) continue;
     row.scores.assign(table.dims.size(), std::numeric_limits<double>::quiet_NaN());
     unscored.rows.push_back(std::move(row));
   }

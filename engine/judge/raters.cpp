@@ -145,11 +145,7 @@ void fill_human_dimensions(const Spec& spec, analyze::ScoreTable& table, const a
   for (const auto& d : rubric->dims)
     if (d.human_only()) columns.emplace_back(table.dim_index(d.name.name), human.dim_index(d.name.name));
   if (columns.empty()) return;
-  auto key = [](const analyze::ScoreRow& r) {
-    std::string k = std::to_string(r.seed) + "|" + std::to_string(r.model) + "|" + std::to_string(r.arm);
-    for (int l : r.levels) k += "|" + std::to_string(l);
-    return k;
-  };
+  auto key = [](const analyze::ScoreRow& r) { return analyze::answer_key(r); };
   std::unordered_map<std::string, const analyze::ScoreRow*> by_answer;
   for (const auto& r : human.rows) by_answer.emplace(key(r), &r);
   for (auto& r : table.rows) {

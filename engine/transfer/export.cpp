@@ -217,22 +217,15 @@ std::string export_rater_scores(const Audit& audit, Store& store, const std::str
   RowWriter writer{target, csv, score_columns(keys)};
   writer.start();
   std::map<std::string, std::size_t> request_of;  // the answer's seed, model, arm and levels -> request
-  auto key = [](int seed, int model, int arm, const std::vector<int>& levels) {
-    std::string k = fmt::format("{}|{}|{}", seed, model, arm);
-    for (int l : levels) k += fmt::format("|{}", l);
-    return k;
-  };
-  for (std::size_t i = 0; i < plan.requests.size(); ++i) {
-    const analyze::ScoreRow r = analyze::score_row_of(spec, plan, plan.requests[i]);
-    request_of.emplace(key(r.seed, r.model, r.arm, r.levels), i);
-  }
+  for (std::size_t i = 0; i < plan.requests.size(); ++i)
+    request_of.emplace(analyze::answer_key(analyze::score_row_of(spec, plan, plan.requests[i])), i);
   const Panel* panel = spec.find_panel(rater);
   std::string members;
   if (panel)
     for (int j : panel->judges) members += (members.empty() ? "" : ", ") + spec.judges[static_cast<std::size_t>(j)].model;
   std::size_t written = 0;
   for (const auto& s : table.rows) {
-    auto it = request_of.find(key(s.seed, s.model, s.arm, s.levels));
+    auto it = request_of.find(analyze::answer_key(s));
     if (it == request_of.end()) continue;
     const RequestRow& r = plan.requests[it->second];
     JudgeState state;
