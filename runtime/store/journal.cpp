@@ -13,68 +13,26 @@
 #include <fstream>
 
 namespace mirac {
-namespace {
 
 using Json = nlohmann::json;
 
-Json to_json(const JournalEntry& e) {
-  const AnswerRecord& a = e.answer;
-  const AttemptRecord& t = e.attempt;
-  return Json{{"answer",
-               {{"hash", a.hash}, {"status", a.status}, {"provider", a.provider}, {"model", a.model},
-                {"request_body", a.request_body}, {"response_body", a.response_body},
-                {"http_status", a.http_status}, {"text", a.text}, {"finish_reason", a.finish_reason},
-                {"truncated", a.truncated}, {"returned_model", a.returned_model},
-                {"provider_request_id", a.provider_request_id}, {"system_fingerprint", a.system_fingerprint},
-                {"input_tokens", a.input_tokens}, {"output_tokens", a.output_tokens}, {"latency_s", a.latency_s},
-                {"started_at", a.started_at}, {"ended_at", a.ended_at}, {"cost_usd", a.cost_usd},
-                {"cause", a.cause}, {"message", a.message}, {"attempts", a.attempts}}},
-              {"attempt",
-               {{"hash", t.hash}, {"attempt", t.attempt}, {"started_at", t.started_at}, {"ended_at", t.ended_at},
-                {"http_status", t.http_status}, {"outcome", t.outcome}, {"cause", t.cause},
-                {"message", t.message}, {"provider_request_id", t.provider_request_id},
-                {"retry_delay_s", t.retry_delay_s}, {"response_body", t.response_body}}}};
-}
+// A journal line holds both records field by field, by name: a field added to either
+// record belongs in its list here too, or the journal would drop it.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(AttemptRecord, hash, attempt, started_at, ended_at, http_status, outcome, cause,
+                                   message, provider_request_id, retry_delay_s, response_body)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(AnswerRecord, hash, status, provider, model, request_body, response_body,
+                                   http_status, text, finish_reason, truncated, returned_model, provider_request_id,
+                                   system_fingerprint, input_tokens, output_tokens, latency_s, started_at, ended_at,
+                                   cost_usd, cause, message, attempts)
+
+namespace {
+
+Json to_json(const JournalEntry& e) { return Json{{"answer", e.answer}, {"attempt", e.attempt}}; }
 
 JournalEntry from_json(const Json& j) {
   JournalEntry e;
-  const Json& a = j.at("answer");
-  AnswerRecord& r = e.answer;
-  a.at("hash").get_to(r.hash);
-  a.at("status").get_to(r.status);
-  a.at("provider").get_to(r.provider);
-  a.at("model").get_to(r.model);
-  a.at("request_body").get_to(r.request_body);
-  a.at("response_body").get_to(r.response_body);
-  a.at("http_status").get_to(r.http_status);
-  a.at("text").get_to(r.text);
-  a.at("finish_reason").get_to(r.finish_reason);
-  a.at("truncated").get_to(r.truncated);
-  a.at("returned_model").get_to(r.returned_model);
-  a.at("provider_request_id").get_to(r.provider_request_id);
-  a.at("system_fingerprint").get_to(r.system_fingerprint);
-  a.at("input_tokens").get_to(r.input_tokens);
-  a.at("output_tokens").get_to(r.output_tokens);
-  a.at("latency_s").get_to(r.latency_s);
-  a.at("started_at").get_to(r.started_at);
-  a.at("ended_at").get_to(r.ended_at);
-  a.at("cost_usd").get_to(r.cost_usd);
-  a.at("cause").get_to(r.cause);
-  a.at("message").get_to(r.message);
-  a.at("attempts").get_to(r.attempts);
-  const Json& t = j.at("attempt");
-  AttemptRecord& m = e.attempt;
-  t.at("hash").get_to(m.hash);
-  t.at("attempt").get_to(m.attempt);
-  t.at("started_at").get_to(m.started_at);
-  t.at("ended_at").get_to(m.ended_at);
-  t.at("http_status").get_to(m.http_status);
-  t.at("outcome").get_to(m.outcome);
-  t.at("cause").get_to(m.cause);
-  t.at("message").get_to(m.message);
-  t.at("provider_request_id").get_to(m.provider_request_id);
-  t.at("retry_delay_s").get_to(m.retry_delay_s);
-  t.at("response_body").get_to(m.response_body);
+  j.at("answer").get_to(e.answer);
+  j.at("attempt").get_to(e.attempt);
   return e;
 }
 
