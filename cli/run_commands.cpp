@@ -27,7 +27,11 @@ class PrintedEvents : public AuditEvents {
                         audit.run_dir.string());
   }
   RunHooks hooks(const std::string& phase) override { return progress_hooks(phase, err_); }
-  void answered(const RunSummary& summary) override { out_ << format_summary(summary); }
+  void answered(const RunSummary& summary, const AnswerMarks& marks) override {
+    out_ << format_summary(summary);
+    if (spec_)
+      for (const auto& w : marks_warnings(*spec_, marks)) out_ << (w.starts_with("  ") ? "" : "warning: ") << w << '\n';
+  }
   void judged(const Judge& judge, const JudgePhaseSummary& s) override {
     out_ << fmt::format("judge {}: {} answers, {} scored, {} unusable replies, {} failed, {} pending\n", judge.name,
                         s.answers, s.scored, s.invalid, s.failed, s.pending);

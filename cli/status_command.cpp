@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "engine/status/status.hpp"
+#include "runtime/store/journal.hpp"
 
 namespace mirac::cli {
 
@@ -65,6 +66,12 @@ int print_status(const AuditOptions& o, bool json, std::ostream& out, std::ostre
   out << fmt::format("status {}: {}, store {}{}\n", audit.spec().name, selection, audit.run_dir.string(),
                      status.store_exists ? "" : " (nothing run yet)");
   print_counts(audit.spec(), status, out);
+  if (status.journaled > 0)
+    out << fmt::format("\n{} of the pending answers were paid for and wait in {} (the store refused them); the next "
+                       "`mirac run` stores them before it sends anything\n",
+                       status.journaled, journal_path(audit.run_dir).string());
+  if (status.marks.all.any()) out << '\n';
+  for (const auto& w : marks_warnings(audit.spec(), status.marks)) out << (w.starts_with("  ") ? "" : "warning: ") << w << '\n';
   print_judging(audit.spec(), status.judging, o.repairs, out);
   out << fmt::format("spend so far: ${:.2f}\n", status.spend_usd);
   return kOk;

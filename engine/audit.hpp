@@ -12,6 +12,7 @@
 #include "engine/judge/judge_phase.hpp"
 #include "engine/report/report_step.hpp"
 #include "engine/selection.hpp"
+#include "engine/send/answer_marks.hpp"
 #include "engine/send/send.hpp"
 #include "engine/session.hpp"
 
@@ -27,7 +28,9 @@ class AuditEvents {
   virtual void selected(const Audit&, const Selection&) {}
   /// Progress and notices of a sending phase ("answers", "judge").
   virtual RunHooks hooks(const std::string& phase) { (void)phase; return {}; }
-  virtual void answered(const RunSummary&) {}
+  /// After the answer phase: what it sent and stored, and the selected answers the servers
+  /// did not treat as asked (cut, past an ignored limit, from a shortened prompt).
+  virtual void answered(const RunSummary&, const AnswerMarks&) {}
   virtual void judged(const Judge&, const JudgePhaseSummary&) {}
   /// After analyzing (also when it failed): the analysis's own diagnostics.
   virtual void analyzed(const Audit&, const Analysis&) {}

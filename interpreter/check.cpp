@@ -386,6 +386,17 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
       diags.error(p->name.range, fmt::format("provider '{}': structured_output is true (the server enforces a JSON "
                                              "schema sent as response_format) or false",
                                              p->name.name));
+    if (s.contains("token_limit_field")) {
+      const auto& f = s["token_limit_field"];
+      bool anthropic = provider.protocol == "anthropic_messages";
+      bool valid = f.is_string() && (f == "max_tokens" || (!anthropic && f == "max_completion_tokens"));
+      if (!valid)
+        diags.error(p->name.range, anthropic ? fmt::format("provider '{}': the Messages API reads the token limit from "
+                                                           "max_tokens only; leave token_limit_field out", p->name.name)
+                                             : fmt::format("provider '{}': token_limit_field is \"max_tokens\" (llama.cpp, "
+                                                           "Ollama, vLLM and most compatible servers) or "
+                                                           "\"max_completion_tokens\" (OpenAI)", p->name.name));
+    }
     if (!provider.key_env.empty() && !is_variable_name(provider.key_env)) {
       // Most likely the key itself, pasted here by mistake: say so without showing it.
       diags.error(p->name.range, fmt::format("provider '{}': key_env must name an environment variable (letters, "

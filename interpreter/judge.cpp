@@ -195,13 +195,7 @@ ModelCall JudgeBuilder::base_call(const nlohmann::json& schema, const char* sche
   const Judge& j = judge();
   ModelCall c;
   auto provider = spec_.providers.find(j.provider);
-  if (provider != spec_.providers.end()) {
-    c.provider = provider->second.name;
-    c.protocol = provider->second.protocol == "anthropic_messages" ? WireProtocol::anthropic_messages
-                                                                     : WireProtocol::openai_chat;
-    c.base_url = provider->second.base_url;
-    c.key_env = provider->second.key_env;
-  }
+  if (provider != spec_.providers.end()) address_to(c, provider->second);
   c.model = j.model;
   c.params = j.params;
   c.params.erase("price");

@@ -58,6 +58,15 @@ std::string request_hash(const ModelCall& call, const nlohmann::json& system_sha
 
 }  // namespace
 
+void address_to(ModelCall& call, const Provider& provider) {
+  call.provider = provider.name;
+  call.protocol = protocol_of(provider.protocol);
+  call.base_url = provider.base_url;
+  call.key_env = provider.key_env;
+  if (auto field = provider.settings.find("token_limit_field"); field != provider.settings.end() && field->is_string())
+    call.token_limit_field = field->get<std::string>();
+}
+
 nlohmann::json canonical_request(const ModelCall& call) {
   // The system prompt enters by its own hash: arms share a long system prompt across
   // thousands of requests, and hashing it once per request would dominate planning.
@@ -121,10 +130,7 @@ Plan build_plan(const Spec& spec, Diagnostics& diags) {
         r.prompt = p;
         r.model = static_cast<int>(m);
         r.arm = static_cast<int>(a);
-        r.call.provider = provider->second.name;
-        r.call.protocol = protocol_of(provider->second.protocol);
-        r.call.base_url = provider->second.base_url;
-        r.call.key_env = provider->second.key_env;
+        address_to(r.call, provider->second);
         r.call.model = model.model;
         r.call.system = systems[a];
         r.call.user = plan.prompts[p].text;

@@ -43,6 +43,10 @@ struct Plan {
 /// Problems (a template naming an unknown field, duplicate prompt ids) go to `diags`.
 Plan build_plan(const Spec& spec, Diagnostics& diags);
 
+/// The provider's part of a call: its name, protocol, base URL, key variable and token
+/// limit field (a provider's settings, as check resolved them).
+void address_to(ModelCall& call, const Provider& provider);
+
 /// The canonical request of a ModelCall (what its hash is taken over).
 nlohmann::json canonical_request(const ModelCall& call);
 

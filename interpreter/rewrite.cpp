@@ -105,12 +105,7 @@ std::unique_ptr<Compilation> compile_for_rewrite(const std::filesystem::path& sp
 ModelCall rewrite_call(const Spec& spec, const Variant& v, const std::string& instruction, const std::string& seed_text) {
   ModelCall call;
   const ast::RewriterSpec& rw = *v.rewriter;
-  if (auto p = spec.providers.find(rw.preset.name); p != spec.providers.end()) {
-    call.provider = p->second.name;
-    call.protocol = p->second.protocol == "anthropic_messages" ? WireProtocol::anthropic_messages : WireProtocol::openai_chat;
-    call.base_url = p->second.base_url;
-    call.key_env = p->second.key_env;
-  }
+  if (auto p = spec.providers.find(rw.preset.name); p != spec.providers.end()) address_to(call, p->second);
   call.model = rw.model.value;
   call.system = std::make_shared<const std::string>(instruction);
   call.user = seed_text;

@@ -21,6 +21,12 @@ struct ModelCall {
   std::string base_url;  ///< e.g. https://api.openai.com/v1 (overridable by <PROVIDER>_BASE_URL)
   std::string key_env;   ///< e.g. OPENAI_API_KEY; empty for keyless local servers
   std::string model;     ///< model string sent to the API, e.g. gpt-5.4
+  /// The body field that carries params.max_tokens on the OpenAI protocol: the provider's
+  /// `token_limit_field`. OpenAI reads `max_completion_tokens`; llama.cpp's server, Ollama
+  /// and most compatible servers read only `max_tokens`. Empty: `max_completion_tokens` for
+  /// the provider named `openai`, else `max_tokens`. A wire detail like the base URL, so
+  /// it is not part of the request's hash.
+  std::string token_limit_field;
   /// The arm's system prompt, if any. Shared: one arm's prompt (often kilobytes) serves
   /// thousands of requests, and a copy each would dominate a plan's memory.
   std::shared_ptr<const std::string> system;

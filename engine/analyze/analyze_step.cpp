@@ -4,6 +4,7 @@
 #include <optional>
 #include <fstream>
 #include <iterator>
+#include <unordered_map>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -11,6 +12,7 @@
 #include "engine/judge/judge_phase.hpp"
 #include "engine/analyze/coverage.hpp"
 #include "engine/judge/raters.hpp"
+#include "engine/send/answer_marks.hpp"
 
 namespace mirac {
 
@@ -35,7 +37,8 @@ std::vector<std::string> compared_raters(const Spec& spec) {
 
 // The scores the analyses' rater gave in the store, written to `<out_dir>/scores.csv`.
 Outcome scores_from_run(Audit& audit, const std::filesystem::path& out_dir, analyze::ScoreTable& table,
-                        std::filesystem::path& path, std::string& text, std::unordered_set<std::string>& done) {
+                        std::filesystem::path& path, std::string& text, std::unordered_set<std::string>& done,
+                        std::unordered_map<std::string, Store::Marks>& marked) {
   const Spec& spec = audit.spec();
   if (spec.judges.empty())
     return Outcome::fail(kUsageError,
@@ -60,6 +63,7 @@ Outcome scores_from_run(Audit& audit, const std::filesystem::path& out_dir, anal
   if (people_only && !is_human_rater(spec.scores_rater))  // what only people score comes from their annotations
     fill_human_dimensions(spec, table, people_scores());
   done = store->done_hashes();
+  marked = store->marked_answers();
   // The other raters that agreement analyses compare.
   for (const std::string& rater : compared_raters(spec)) {
     if (rater == spec.scores_rater) continue;
@@ -104,8 +108,9 @@ Outcome analyze_audit(Audit& audit, Analysis& analysis) {
   std::filesystem::path scores_path = o.scores;
   std::string scores_text;
   std::unordered_set<std::string> done;  // stored answers, when the scores come from the store
+  std::unordered_map<std::string, Store::Marks> marked;  // and those the servers did not treat as asked
   Outcome read = from_file ? scores_from_file(audit, table, scores_text, analysis.diagnostics)
-                           : scores_from_run(audit, analysis.out_dir, table, scores_path, scores_text, done);
+                           : scores_from_run(audit, analysis.out_dir, table, scores_path, scores_text, done, marked);
   if (!read.ok()) return read;
 
   analyze::AnalyzeOptions ao;
@@ -116,7 +121,12 @@ Outcome analyze_audit(Audit& audit, Analysis& analysis) {
   analyze::Output result = analyze::analyze_scores(c.spec, table, ao, c.sources, analysis.diagnostics);
   nlohmann::ordered_json json{{"manifest", analyze::manifest(c.spec, scores_path, scores_text, table, ao)}};
   json.update(result.json);
-  if (!from_file) json["coverage"] = analyze::score_coverage(c.spec, c.plan, done, table, analysis.diagnostics);
+  if (!from_file) {
+    json["coverage"] = analyze::score_coverage(c.spec, c.plan, done, table, analysis.diagnostics);
+    std::vector<std::size_t> rows(c.plan.requests.size());
+    for (std::size_t r = 0; r < rows.size(); ++r) rows[r] = r;
+    json["answers_marked"] = marks_json(c.spec, count_marks(c.spec, c.plan, rows, done, marked));
+  }
   if (json.contains("analyses")) analyze::add_unused_answers(c.spec, c.plan, done, table, c.sources, json["analyses"]);
   result.json = std::move(json);
   analysis.output = std::move(result);

@@ -43,6 +43,10 @@ void agreement_table(const Item& item, const Json& analysis, std::vector<Block>&
 /// A criteria analysis's tables (criteria.cpp): the elements most dropped or least met.
 void criteria_table(const Item& item, const Json& analysis, std::vector<Block>& out);
 
+/// The notes and tables ahead of the items about the answers behind them (answers.cpp):
+/// unscored ones (results.json `coverage`), marked ones (`answers_marked`).
+void answers_blocks(const Json& results, std::vector<Block>& out);
+
 // --- reading results.json defensively: every accessor accepts any JSON value --------------
 
 /// `j[key]` when `j` is an object holding `key`, else nullptr.

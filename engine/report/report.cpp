@@ -110,40 +110,7 @@ Document build(const Spec& spec, const Json& results, const std::string& report_
   } else {
     doc.blocks.push_back(Note{"results.json has no manifest of its scores: the data behind this report is not identified."});
   }
-  // Unscored answers are left out of every number below: say how many, and where.
-  if (const Json* coverage = member(&results, "coverage"); coverage && number(member(coverage, "unscored")).value_or(0) > 0) {
-    std::string worst;
-    double worst_share = -1;
-    if (const Json* factors = member(coverage, "by_factor"); factors && factors->is_array())
-      for (const auto& f : *factors)
-        if (const Json* levels = member(&f, "levels"); levels && levels->is_array())
-          for (const auto& l : *levels)
-            if (number(member(&l, "share")).value_or(0) > worst_share) {
-              worst_share = number(member(&l, "share")).value_or(0);
-              worst = text(member(&f, "factor")) + " = " + text(member(&l, "level"));
-            }
-    doc.blocks.push_back(Note{fmt::format(
-        "{} of {} stored answers have no usable score from {} (unusable, failed or pending judge replies) and are left "
-        "out of every table and figure{}.",
-        text(member(coverage, "unscored")), text(member(coverage, "answers")), text(member(coverage, "rater")),
-        worst.empty() ? "" : fmt::format("; the most at {} ({:.1f}%)", worst, 100 * worst_share))});
-    // Where they are: per model and per level of every factor, as results.json's coverage.
-    Table t;
-    t.caption = fmt::format("Answers without a usable score from {}, by model and by factor level", text(member(coverage, "rater")));
-    t.header = {"group", "answers", "unscored", "share"};
-    t.numeric = {false, true, true, true};
-    auto add = [&](const std::string& group, const Json& c) {
-      t.rows.push_back({group, text(member(&c, "answers")), text(member(&c, "unscored")),
-                        fmt::format("{:.1f}%", 100 * number(member(&c, "share")).value_or(0))});
-    };
-    if (const Json* models = member(coverage, "by_model"); models && models->is_array())
-      for (const auto& m : *models) add("model = " + text(member(&m, "model")), m);
-    if (const Json* factors = member(coverage, "by_factor"); factors && factors->is_array())
-      for (const auto& f : *factors)
-        if (const Json* levels = member(&f, "levels"); levels && levels->is_array())
-          for (const auto& l : *levels) add(text(member(&f, "factor")) + " = " + text(member(&l, "level")), l);
-    if (!t.rows.empty()) doc.blocks.push_back(std::move(t));
-  }
+  answers_blocks(results, doc.blocks);  // what the numbers below leave out or rest on
   Context ctx{spec, results};
   for (const auto& item : items) render_item(ctx, item, doc.blocks);
   return doc;

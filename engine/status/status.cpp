@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "engine/judge/judge_phase.hpp"
+#include "runtime/store/journal.hpp"
 
 namespace mirac {
 
@@ -99,6 +100,24 @@ std::vector<JudgingCounts> count_judging(const Audit& audit, Store* store, const
   return out;
 }
 
+// Selected requests whose answer is not in the store but waits in the journal.
+std::size_t count_journaled(const Audit& audit, const std::vector<std::size_t>& rows,
+                            const std::unordered_set<std::string>& done) {
+  const auto journal = journal_path(audit.run_dir);
+  std::error_code ec;
+  if (!std::filesystem::exists(journal, ec)) return 0;
+  std::size_t unreadable = 0;
+  std::unordered_set<std::string> waiting;
+  for (const auto& e : read_journal(journal, unreadable))
+    if (e.answer.status == "done" && !done.count(e.answer.hash)) waiting.insert(e.answer.hash);
+  std::unordered_set<std::string> counted;
+  for (std::size_t row : rows) {
+    const std::string& hash = audit.plan().requests[row].call.hash;
+    if (waiting.count(hash)) counted.insert(hash);
+  }
+  return counted.size();
+}
+
 nlohmann::ordered_json counts_json(const StatusReport& r) {
   nlohmann::ordered_json j;
   j["done"] = r.done;
@@ -125,6 +144,11 @@ Outcome audit_status(const Audit& audit, RunStatus& status) {
     if (!store) return opened;
     states = read_states(*store, audit.plan(), selection.rows);
     status.spend_usd = store->total_spend();
+    std::unordered_set<std::string> done;
+    for (const auto& [hash, state] : states)
+      if (state.done) done.insert(hash);
+    status.marks = count_marks(audit.spec(), audit.plan(), selection.rows, done, store->marked_answers());
+    status.journaled = count_journaled(audit, selection.rows, done);
   }
   status.judging = count_judging(audit, store.get(), selection.rows, states);
   tally(audit.spec(), audit.plan(), selection.rows, states, status);
@@ -187,6 +211,8 @@ nlohmann::ordered_json status_json(const Audit& audit, const RunStatus& g) {
     judging.push_back(std::move(row));
   }
   j["judging"] = judging;
+  j["answers_marked"] = marks_json(spec, g.marks);
+  j["journaled"] = g.journaled;
   j["spend_usd"] = g.spend_usd;
   return j;
 }

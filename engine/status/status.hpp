@@ -12,6 +12,7 @@
 
 #include "engine/judge/judge_phase.hpp"
 #include "engine/selection.hpp"
+#include "engine/send/answer_marks.hpp"
 
 namespace mirac {
 
@@ -43,7 +44,11 @@ struct RunStatus {
   std::vector<std::vector<Tally>> levels;                ///< [factor][level]
   std::vector<std::vector<std::size_t>> level_requests;  ///< selected requests per level
   std::vector<JudgingCounts> judging;                    ///< one per judge
+  AnswerMarks marks;  ///< done answers cut, past an ignored limit, or from a shortened prompt
   double spend_usd = 0;                                  ///< everything the store has paid
+  /// Selected requests not done in the store whose answer waits in the journal (a run
+  /// whose store refused writes spilled them there; the next run stores them first).
+  std::size_t journaled = 0;
 };
 
 /// The status of the requests `audit.options.only` selects. Reads the store without

@@ -24,7 +24,7 @@ using Row = nlohmann::ordered_json;
 // The columns of an exported row other than the factors (which follow `seed`).
 const std::vector<std::string> kFixedColumns = {
     "prompt_id", "seed", "model", "model_string", "provider", "arm", "hash", "status", "text",
-    "finish_reason", "truncated", "returned_model", "provider_request_id", "system_fingerprint",
+    "finish_reason", "truncated", "warnings", "returned_model", "provider_request_id", "system_fingerprint",
     "input_tokens", "output_tokens", "latency_s", "started_at", "ended_at", "cost_usd", "attempts",
     "cause", "message"};
 
@@ -64,6 +64,7 @@ Row export_row(const Spec& spec, const Plan& plan, const RequestRow& r, const An
   row["text"] = a.text;
   row["finish_reason"] = a.finish_reason;
   row["truncated"] = a.truncated;
+  row["warnings"] = a.warnings;
   row["returned_model"] = a.returned_model;
   row["provider_request_id"] = a.provider_request_id;
   row["system_fingerprint"] = a.system_fingerprint;

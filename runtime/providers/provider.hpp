@@ -25,6 +25,13 @@ struct ProviderRequest {
 /// Builds the JSON body only (what the store records). Notes are appended to `notes`.
 nlohmann::json build_body(const ModelCall& call, std::vector<std::string>* notes = nullptr);
 
+/// The field an OpenAI-protocol body carries the token limit in (ModelCall::token_limit_field).
+std::string openai_token_limit_field(const ModelCall& call);
+
+/// The output-token limit the request sends: params.max_tokens, or the default mirac sends
+/// where the API requires one (Anthropic). None when no limit is sent.
+std::optional<long long> token_limit_sent(const ModelCall& call);
+
 /// Endpoint URL for a base URL: `<base>/chat/completions` or `<base>[/v1]/messages`.
 std::string endpoint_url(WireProtocol protocol, const std::string& base_url);
 

@@ -72,13 +72,7 @@ nlohmann::json openai_body(const ModelCall& call, std::vector<std::string>* note
     else
       body[key] = p[key];
   }
-  if (p.contains("max_tokens")) {
-    // OpenAI deprecated max_tokens and reasoning models reject it; max_completion_tokens
-    // works on every OpenAI model. Compatible providers (DeepSeek, DashScope, vLLM, ...)
-    // document max_tokens, so they keep it.
-    const char* key = call.provider == "openai" ? "max_completion_tokens" : "max_tokens";
-    body[key] = p["max_tokens"];
-  }
+  if (p.contains("max_tokens")) body[openai_token_limit_field(call)] = p["max_tokens"];
   if (p.contains("seed")) body["seed"] = p["seed"];
   merge_extra(body, p);
   return body;
@@ -130,6 +124,21 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }
 
 }  // namespace
+
+std::string openai_token_limit_field(const ModelCall& call) {
+  if (!call.token_limit_field.empty()) return call.token_limit_field;
+  // OpenAI deprecated max_tokens and its reasoning models reject it; max_completion_tokens
+  // works on every OpenAI model. Compatible servers (DeepSeek, DashScope, vLLM, llama.cpp,
+  // Ollama) document max_tokens.
+  return call.provider == "openai" ? "max_completion_tokens" : "max_tokens";
+}
+
+std::optional<long long> token_limit_sent(const ModelCall& call) {
+  const auto& p = call.params;
+  if (p.contains("max_tokens") && p["max_tokens"].is_number_integer()) return p["max_tokens"].get<long long>();
+  if (call.protocol == WireProtocol::anthropic_messages) return kAnthropicDefaultMaxTokens;
+  return std::nullopt;
+}
 
 const char* to_string(Verdict v) {
   switch (v) {

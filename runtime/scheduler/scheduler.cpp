@@ -2,6 +2,8 @@
 // drive the HTTP client, and turn each completion into a stored answer, a retry, or a
 // stop. Every answer is committed before the loop moves on.
 #include "runtime/scheduler/scheduler.hpp"
+
+#include "runtime/providers/server_checks.hpp"
 #include "runtime/scheduler/run_plan.hpp"
 #include "runtime/store/journal.hpp"
 
@@ -327,6 +329,7 @@ void Run::handle(const HttpCompletion& c) {
       rec.text = ans.text;
       rec.finish_reason = ans.finish_reason;
       rec.truncated = ans.truncated;
+      rec.warnings = server_warnings(*it.call, ans);
       rec.returned_model = ans.returned_model;
       rec.provider_request_id = ans.request_id;
       rec.system_fingerprint = ans.system_fingerprint;

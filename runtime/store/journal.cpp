@@ -17,13 +17,14 @@ namespace mirac {
 using Json = nlohmann::json;
 
 // A journal line holds both records field by field, by name: a field added to either
-// record belongs in its list here too, or the journal would drop it.
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(AttemptRecord, hash, attempt, started_at, ended_at, http_status, outcome, cause,
+// record belongs in its list here too, or the journal would drop it. Fields missing from
+// a line (written by an older mirac) keep their defaults.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AttemptRecord, hash, attempt, started_at, ended_at, http_status, outcome, cause,
                                    message, provider_request_id, retry_delay_s, response_body)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(AnswerRecord, hash, status, provider, model, request_body, response_body,
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AnswerRecord, hash, status, provider, model, request_body, response_body,
                                    http_status, text, finish_reason, truncated, returned_model, provider_request_id,
                                    system_fingerprint, input_tokens, output_tokens, latency_s, started_at, ended_at,
-                                   cost_usd, cause, message, attempts)
+                                   cost_usd, cause, message, attempts, warnings)
 
 namespace {
 

@@ -20,7 +20,7 @@ namespace {
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '1');
+INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '2');
 CREATE TABLE IF NOT EXISTS answers (
   hash TEXT PRIMARY KEY,
   status TEXT NOT NULL CHECK (status IN ('done', 'failed')),
@@ -31,7 +31,8 @@ CREATE TABLE IF NOT EXISTS answers (
   system_fingerprint TEXT NOT NULL,
   input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
   latency_s REAL NOT NULL, started_at REAL NOT NULL, ended_at REAL NOT NULL,
-  cost_usd REAL NOT NULL, cause TEXT NOT NULL, message TEXT NOT NULL, attempts INTEGER NOT NULL);
+  cost_usd REAL NOT NULL, cause TEXT NOT NULL, message TEXT NOT NULL, attempts INTEGER NOT NULL,
+  warnings TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS attempts (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   hash TEXT NOT NULL, attempt INTEGER NOT NULL,
@@ -42,7 +43,7 @@ CREATE INDEX IF NOT EXISTS attempts_by_hash ON attempts (hash);
 )sql";
 
 constexpr const char* kUpsertAnswer = R"sql(
-INSERT INTO answers VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22)
+INSERT INTO answers VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,?23)
 ON CONFLICT(hash) DO UPDATE SET
   status=excluded.status, provider=excluded.provider, model=excluded.model,
   request_body=excluded.request_body, response_body=excluded.response_body,
@@ -52,7 +53,7 @@ ON CONFLICT(hash) DO UPDATE SET
   input_tokens=excluded.input_tokens, output_tokens=excluded.output_tokens,
   latency_s=excluded.latency_s, started_at=excluded.started_at, ended_at=excluded.ended_at,
   cost_usd=answers.cost_usd + excluded.cost_usd, cause=excluded.cause, message=excluded.message,
-  attempts=answers.attempts + excluded.attempts
+  attempts=answers.attempts + excluded.attempts, warnings=excluded.warnings
 WHERE answers.status <> 'done'
 )sql";
 
@@ -138,6 +139,12 @@ std::unique_ptr<Store> Store::open(const std::filesystem::path& dir, std::string
     if (!exec_retrying_busy(db, pragma)) return fail(pragma);
   }
   if (!exec_retrying_busy(db, kSchema)) return fail("schema");
+  // Schema 1 (before answers carried the server's warnings) gains the column, empty.
+  if (Stmt probe(db, "SELECT warnings FROM answers LIMIT 0"); !probe.ok()) {
+    if (!exec_retrying_busy(db, "ALTER TABLE answers ADD COLUMN warnings TEXT NOT NULL DEFAULT ''; "
+                                "UPDATE meta SET value = '2' WHERE key = 'schema_version'"))
+      return fail("upgrading the schema");
+  }
   auto& i = *s->impl_;
   i.upsert = std::make_unique<Stmt>(db, kUpsertAnswer);
   i.attempt = std::make_unique<Stmt>(db, kInsertAttempt);
@@ -214,7 +221,7 @@ void bind_answer(Stmt& u, const AnswerRecord& a) {
       .bind(12, a.provider_request_id).bind(13, a.system_fingerprint)
       .bind(14, a.input_tokens).bind(15, a.output_tokens).bind(16, a.latency_s)
       .bind(17, a.started_at).bind(18, a.ended_at).bind(19, a.cost_usd).bind(20, a.cause)
-      .bind(21, a.message).bind(22, static_cast<long long>(a.attempts));
+      .bind(21, a.message).bind(22, static_cast<long long>(a.attempts)).bind(23, a.warnings);
 }
 
 }  // namespace
@@ -373,10 +380,17 @@ bool Store::import_answers(const std::vector<AnswerRecord>& answers, std::size_t
 }
 
 std::optional<Store::Brief> Store::brief(const std::string& hash) {
-  Stmt q(impl_->db, "SELECT status,text,cause,truncated FROM answers WHERE hash = ?");
+  Stmt q(impl_->db, "SELECT status,text,cause,truncated,warnings FROM answers WHERE hash = ?");
   q.bind(1, hash);
   if (!q.ok() || q.step() != SQLITE_ROW) return std::nullopt;
-  return Brief{q.text(0), q.text(1), q.text(2), q.text(3) == "1"};
+  return Brief{q.text(0), q.text(1), q.text(2), q.text(3) == "1", q.text(4)};
+}
+
+std::unordered_map<std::string, Store::Marks> Store::marked_answers() {
+  std::unordered_map<std::string, Marks> out;
+  Stmt q(impl_->db, "SELECT hash,truncated,warnings FROM answers WHERE status = 'done' AND (truncated <> 0 OR warnings <> '')");
+  while (q.ok() && q.step() == SQLITE_ROW) out[q.text(0)] = Marks{q.integer(1) != 0, q.text(2)};
+  return out;
 }
 
 std::optional<AnswerRecord> Store::answer(const std::string& hash) {
@@ -384,7 +398,7 @@ std::optional<AnswerRecord> Store::answer(const std::string& hash) {
          "SELECT hash,status,provider,model,request_body,response_body,http_status,text,"
          "finish_reason,truncated,returned_model,provider_request_id,system_fingerprint,"
          "input_tokens,output_tokens,latency_s,started_at,ended_at,cost_usd,cause,message,"
-         "attempts FROM answers WHERE hash = ?");
+         "attempts,warnings FROM answers WHERE hash = ?");
   q.bind(1, hash);
   if (!q.ok() || q.step() != SQLITE_ROW) return std::nullopt;
   AnswerRecord a;
@@ -410,6 +424,7 @@ std::optional<AnswerRecord> Store::answer(const std::string& hash) {
   a.cause = q.text(19);
   a.message = q.text(20);
   a.attempts = static_cast<int>(q.integer(21));
+  a.warnings = q.text(22);
   return a;
 }
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -46,6 +47,9 @@ struct AnswerRecord {
   std::string cause;    ///< failed: why; done: "ok"
   std::string message;
   int attempts = 0;
+  /// What the server did not do (runtime/providers/server_checks.hpp), space-separated
+  /// codes: `limit_ignored`, `prompt_shortened`. Empty for most answers.
+  std::string warnings;
 };
 
 /// Status of a list of hashes.
@@ -112,8 +116,16 @@ class Store {
   struct Brief {
     std::string status, text, cause;
     bool truncated = false;  ///< the reply was cut at its token limit
+    std::string warnings;    ///< AnswerRecord::warnings
   };
   std::optional<Brief> brief(const std::string& hash);
+  /// A done answer that was cut at its token limit or carries the server's warnings.
+  struct Marks {
+    bool truncated = false;
+    std::string warnings;
+  };
+  /// Every such answer, by hash, in one query (they are few): what status and reports count.
+  std::unordered_map<std::string, Marks> marked_answers();
   std::vector<AttemptRecord> attempts(const std::string& hash);
   StatusReport status(const std::vector<std::string>& hashes);
   /// Sum of cost_usd over every stored answer (all runs sharing the store).

@@ -49,7 +49,7 @@ std::map<std::string, std::vector<std::string>> allowed() {
   a["engine/selection."] = with({"engine/session."}, below);
   a["engine/send/"] = with({"engine/session.", "engine/selection."}, below);
   a["engine/judge/"] = with({"engine/session.", "engine/selection.", "engine/send/"}, below);
-  a["engine/analyze/"] = with({"engine/session.", "engine/selection.", "engine/judge/"}, below);
+  a["engine/analyze/"] = with({"engine/session.", "engine/selection.", "engine/send/", "engine/judge/"}, below);
   a["engine/report/"] = with({"engine/session.", "engine/analyze/"}, below);
   const auto phases = with({"engine/session.", "engine/selection.", "engine/send/", "engine/judge/"}, below);
   a["engine/status/"] = phases;

@@ -94,7 +94,7 @@ TEST_CASE("mirac export responses: every stored answer in plan order, as JSONL a
     std::vector<std::string> keys;
     for (auto it = rows[0].begin(); it != rows[0].end(); ++it) keys.push_back(it.key());
     CHECK(keys == std::vector<std::string>{"prompt_id", "seed", "tone", "model", "model_string", "provider", "arm", "hash",
-                                           "status", "text", "finish_reason", "truncated", "returned_model",
+                                           "status", "text", "finish_reason", "truncated", "warnings", "returned_model",
                                            "provider_request_id", "system_fingerprint", "input_tokens", "output_tokens",
                                            "latency_s", "started_at", "ended_at", "cost_usd", "attempts", "cause",
                                            "message"});

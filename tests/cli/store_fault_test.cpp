@@ -65,6 +65,10 @@ TEST_CASE("a full disk loses no answer, the summary equals the store, and a full
   CHECK(stored == status_done(spec, store, server.base_url()));  // the summary is the store
   CHECK(static_cast<std::size_t>(stored + kept) == served);      // and nothing served is missing
   CHECK(fs::exists(journal) == (kept > 0));
+  if (kept > 0) {  // `mirac status` says where they are
+    auto st = mirac::test::invoke({"status", spec, "--store", store}, server.base_url());
+    CHECK(st.out.find(std::to_string(kept) + " of the pending answers were paid for and wait in") != std::string::npos);
+  }
 
   // The disk is still full: the run finds out before it sends anything.
   const std::size_t requests = server.stats().requests;

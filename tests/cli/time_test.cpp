@@ -140,6 +140,7 @@ TEST_CASE("mirac run: past max_pause the provider stops, what is stored stays, a
   INFO(run.out, run.err);
   CHECK((run.out + run.err).find("more than max_pause 2 s") != std::string::npos);
   CHECK((run.out + run.err).find("run again later; the answers already stored are kept") != std::string::npos);
+  CHECK(run.code == 4);  // docs/cli.md: something selected was not sent
   auto first = status(spec, store);
   CHECK(first.failed == 0);
   CHECK(first.pending >= 1);

@@ -43,7 +43,7 @@ struct Recorder : mirac::AuditEvents {
     seen.push_back("hooks " + phase);
     return {};
   }
-  void answered(const mirac::RunSummary& s) override {
+  void answered(const mirac::RunSummary& s, const mirac::AnswerMarks&) override {
     seen.push_back("answered");
     answered_now = s.stored;
     skipped = s.skipped;

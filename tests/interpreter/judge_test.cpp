@@ -12,6 +12,8 @@
 #include "interpreter/driver.hpp"
 #include "interpreter/criteria.hpp"
 #include "interpreter/judge.hpp"
+#include "interpreter/hash.hpp"
+#include "runtime/providers/provider.hpp"
 
 namespace {
 
@@ -240,4 +242,22 @@ TEST_CASE("criteria graded per element: one content-addressed call per criterion
   CHECK(problem.empty());
   mirac::read_criterion_reply("no", problem);
   CHECK(problem == "the reply holds no JSON object");
+}
+
+TEST_CASE("calls carry their provider's token_limit_field: the local preset sends max_tokens, openai not") {
+  auto c = otc_with("judge on_local = local(\"qwen3:8b\") { rubric mira }\n"
+                    "judge on_deepseek = deepseek(\"deepseek-flash\") { rubric mira }\n");
+  const auto& r = request_of(*c, "ibuprofen_high_calm");
+  auto field = [&](const char* judge) {
+    auto call = mirac::JudgeBuilder(c->spec, c->sources, c->spec.judge_index(judge)).call(c->plan, r, "An answer.");
+    return mirac::openai_token_limit_field(call);
+  };
+  CHECK(field("judge") == "max_completion_tokens");  // on openai
+  CHECK(field("on_local") == "max_tokens");
+  CHECK(field("on_deepseek") == "max_tokens");
+  // The field is how the limit travels, not what is asked: the hash does not depend on it.
+  auto call = mirac::JudgeBuilder(c->spec, c->sources, c->spec.judge_index("judge")).call(c->plan, r, "An answer.");
+  mirac::ModelCall moved = call;
+  moved.token_limit_field = "max_tokens";
+  CHECK(mirac::sha256_hex(mirac::canonical_request(moved).dump()) == mirac::sha256_hex(mirac::canonical_request(call).dump()));
 }

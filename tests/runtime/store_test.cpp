@@ -2,6 +2,8 @@
 // successes, status queries, and surviving a writer that never closed its connection.
 #include <doctest/doctest.h>
 
+#include <sqlite3.h>
+
 #include <fstream>
 
 #include "helpers.hpp"
@@ -124,4 +126,58 @@ TEST_CASE("store: one run at a time per store") {
   CHECK(error.find("another mirac run (pid " + std::to_string(::getpid()) + ")") != std::string::npos);
   first.reset();  // closing releases the lock
   CHECK(second->lock_for_run(error));
+}
+
+TEST_CASE("store: the server's warnings round-trip, and marked_answers lists the cut and warned done answers") {
+  test::TempDir dir;
+  std::string error;
+  auto store = Store::open(dir.path / "run", error);
+  REQUIRE_MESSAGE(store, error);
+  AnswerRecord cut = done_answer("cut");
+  cut.truncated = true;
+  AnswerRecord warned = done_answer("warned");
+  warned.warnings = "limit_ignored prompt_shortened";
+  for (const auto* a : {&cut, &warned}) REQUIRE(store->record_answer(*a, attempt(a->hash, "ok", "ok")));
+  REQUIRE(store->record_answer(done_answer("plain"), attempt("plain", "ok", "ok")));
+  CHECK(store->answer("warned")->warnings == "limit_ignored prompt_shortened");
+  CHECK(store->brief("warned")->warnings == "limit_ignored prompt_shortened");
+  auto marked = store->marked_answers();
+  CHECK(marked.size() == 2);
+  CHECK(marked.at("cut").truncated);
+  CHECK(marked.at("cut").warnings.empty());
+  CHECK(marked.at("warned").warnings == "limit_ignored prompt_shortened");
+}
+
+TEST_CASE("store: a store of schema 1 (answers without warnings) opens, keeps its answers and takes new ones") {
+  test::TempDir dir;
+  std::filesystem::create_directories(dir.path / "old");
+  {
+    // The answers table as mirac wrote it before answers carried the server's warnings.
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open((dir.path / "old" / "store.sqlite").c_str(), &db) == SQLITE_OK);
+    const char* schema1 =
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+        "INSERT INTO meta VALUES ('schema_version', '1');"
+        "CREATE TABLE answers (hash TEXT PRIMARY KEY, status TEXT NOT NULL CHECK (status IN ('done', 'failed')),"
+        " provider TEXT NOT NULL, model TEXT NOT NULL, request_body TEXT NOT NULL, response_body TEXT NOT NULL,"
+        " http_status INTEGER NOT NULL, text TEXT NOT NULL, finish_reason TEXT NOT NULL, truncated INTEGER NOT NULL,"
+        " returned_model TEXT NOT NULL, provider_request_id TEXT NOT NULL, system_fingerprint TEXT NOT NULL,"
+        " input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, latency_s REAL NOT NULL,"
+        " started_at REAL NOT NULL, ended_at REAL NOT NULL, cost_usd REAL NOT NULL, cause TEXT NOT NULL,"
+        " message TEXT NOT NULL, attempts INTEGER NOT NULL);"
+        "INSERT INTO answers VALUES ('old','done','openai','m','{}','{}',200,'kept','stop',1,'m','r','f',1,2,0.1,0,0,0,"
+        "'ok','',1);";
+    REQUIRE(sqlite3_exec(db, schema1, nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(db);
+  }
+  std::string error;
+  auto store = Store::open(dir.path / "old", error);
+  REQUIRE_MESSAGE(store, error);
+  CHECK(store->answer("old")->text == "kept");
+  CHECK(store->answer("old")->warnings.empty());
+  CHECK(store->marked_answers().at("old").truncated);
+  AnswerRecord fresh = done_answer("new");
+  fresh.warnings = "limit_ignored";
+  REQUIRE(store->record_answer(fresh, attempt("new", "ok", "ok")));
+  CHECK(store->answer("new")->warnings == "limit_ignored");
 }

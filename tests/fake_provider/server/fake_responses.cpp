@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <ctime>
 #include <sstream>
+#include <string_view>
 
 #include "fake_server.hpp"
 
@@ -310,7 +311,18 @@ FakeServer::Response FakeServer::respond(const Request& req) {
   }
   if (fail == "refusal") refusal = true;
 
-  long long in_tokens = static_cast<long long>(user.size() / 4 + 8), out_tokens = 12;
+  // Usage as a server counts it: the whole prompt, and no more output than the limit read.
+  // `server=llama` reads the limit as llama.cpp's server and Ollama do, from max_tokens only;
+  // `fail=contextshift` reports the few tokens left of a prompt cut to fit a small context.
+  long long in_tokens = static_cast<long long>((system.size() + user.size()) / 4 + 8), out_tokens = 12;
+  if (fail == "contextshift") in_tokens = 75;
+  const bool llama = d.count("server") && d["server"] == "llama";
+  for (const char* field : {"max_tokens", "max_completion_tokens"}) {
+    if (llama && std::string_view(field) != "max_tokens") continue;
+    if (body.is_object() && body.contains(field) && body[field].is_number_integer())
+      out_tokens = std::min(out_tokens, body[field].get<long long>());
+  }
+  if (llama && !(body.is_object() && body.contains("max_tokens"))) out_tokens = 4065;  // ran to its own end
   Json answer;
   if (anthropic) {
     answer = {{"id", "msg_" + std::to_string(id)}, {"type", "message"}, {"role", "assistant"}, {"model", model + "-20990101"},
