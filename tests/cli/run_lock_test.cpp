@@ -20,7 +20,8 @@ std::string judged_spec(int seeds) {
   s += "}\ntext tone { plain \"\" warm \"Kindly: \" }\nprompt { id \"{seed.id}_{tone}\" text tone.text ++ seed.question }\n"
        "model gpt = openai(\"gpt-test\") { max_tokens 64 }\n"
        "rubric tiny {\n  scale 1..5\n  worst high\n  dim D1 \"Depth\" { 1 \"Deep\" 5 \"Shallow\" }\n}\n"
-       "judge j = openai(\"gpt-judge\") { rubric tiny }\n";
+       "judge j = openai(\"gpt-judge\") { rubric tiny }\n"
+       "contrast warmth = D1[warm] - D1[plain] by model\n";
   return s;
 }
 
@@ -64,6 +65,34 @@ TEST_CASE("a second mirac run on the same store is refused in every phase and do
   // Once the first run has ended, the store is free again.
   auto again = mirac::test::invoke(args, server.base_url());
   CHECK(again.code == 0);
+  CHECK(server.stats().requests == static_cast<std::size_t>(2 * answers));
+  server.stop();
+}
+
+TEST_CASE("the run lock holds through the analysis too") {
+  mirac::test::TempDir tmp("run_lock_analysis");
+  const int seeds = 20, answers = 2 * seeds;
+  std::string spec = tmp.write("locked.audit", judged_spec(seeds)), store = tmp.path("store");
+  mirac::fake::FakeServer server;
+  std::string error;
+  REQUIRE(server.start(error));
+  // Bootstrap resamples enough to keep the analysis busy for seconds after the last judge reply.
+  const std::vector<std::string> args = {"run", spec, "--store", store, "--resamples", "3000000"};
+  pid_t first = mirac::test::spawn(args, server.base_url(), tmp.dir / "first.log");
+  wait_for_answers(server, 2 * answers);  // every answer and every judge reply is in
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  int wait_status = 0;
+  const bool analysing = waitpid(first, &wait_status, WNOHANG) == 0;
+  auto second = mirac::test::invoke(args, server.base_url());
+  const bool still_analysing = waitpid(first, &wait_status, WNOHANG) == 0;
+  // Only a second run that started and ended while the first was analysing tells anything.
+  if (analysing && still_analysing) {
+    CHECK(second.code == 4);
+    CHECK(second.err.find("another mirac run (pid " + std::to_string(first) + ") is using") != std::string::npos);
+  } else {
+    MESSAGE("the first run finished its analysis too soon to test the lock in it");
+  }
+  if (still_analysing) CHECK(mirac::test::wait_exit(first) == 0);
   CHECK(server.stats().requests == static_cast<std::size_t>(2 * answers));
   server.stop();
 }
