@@ -1,7 +1,11 @@
 #include "cli/commands.hpp"
 
 #include <ostream>
+#include <sys/ioctl.h>
 #include <unistd.h>
+
+#include <cstdlib>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -56,15 +60,31 @@ int finish(const Outcome& outcome, std::ostream& err) {
   return outcome.code;
 }
 
+namespace {
+
+// The terminal's width: what the kernel says of stderr's terminal, else $COLUMNS, else 80.
+std::size_t terminal_columns() {
+  winsize size{};
+  if (ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+  if (const char* columns = std::getenv("COLUMNS"))
+    if (long n = std::strtol(columns, nullptr, 10); n > 0) return static_cast<std::size_t>(n);
+  return 80;
+}
+
+}  // namespace
+
 RunHooks progress_hooks(const std::string& label, std::ostream& err, bool final_only) {
   const bool terminal = isatty(STDERR_FILENO) != 0;
-  const std::string prefix = label.empty() ? "" : fmt::format("{:<8} ", label);
+  // The phase's name, which a phase that sends in rounds updates ("judge j repair 1").
+  auto phase = std::make_shared<std::string>(label);
   RunHooks hooks;
-  hooks.on_progress = [&err, prefix, terminal, final_only](const Progress& p) {
+  hooks.on_phase = [phase](const std::string& name) { *phase = name; };
+  hooks.on_progress = [&err, phase, terminal, final_only](const Progress& p) {
+    // One line that fits the terminal, redrawn in place and cleared to its end.
     if (terminal)
-      err << '\r' << prefix << format_progress_bar(p, 30) << (p.final ? "\n" : "") << std::flush;
+      err << '\r' << format_progress_line(p, *phase, terminal_columns()) << "\x1b[K" << (p.final ? "\n" : "") << std::flush;
     else if (p.final || (!final_only && static_cast<long>(p.elapsed_s) % 10 == 0))
-      err << prefix << format_progress(p) << '\n';
+      err << (phase->empty() ? "" : fmt::format("{:<8} ", *phase)) << format_progress(p) << '\n';
   };
   hooks.log = [&err, terminal](const std::string& line) { err << (terminal ? "\n" : "") << line << '\n'; };
   return hooks;

@@ -259,9 +259,11 @@ struct unit_flag : expr {};
 struct flag_body : sor<pair_flag, unit_flag> {};
 struct flag_decl : seq<TAO_PEGTL_KEYWORD("flag"), ws, must<ident>, ws, must<one<'='>>, ws, must<flag_body>> {};
 
-// contrast NAME = EXPR (by a, b)?
+// contrast NAME = EXPR (by a, b)? (where EXPR)?
 struct contrast_by : seq<TAO_PEGTL_KEYWORD("by"), ws, must<ident_list>> {};
-struct contrast_decl : seq<TAO_PEGTL_KEYWORD("contrast"), ws, must<ident>, ws, must<one<'='>>, ws, must<expr>, opt<ws, contrast_by>> {};
+struct contrast_where : seq<TAO_PEGTL_KEYWORD("where"), ws, must<expr>> {};
+struct contrast_decl : seq<TAO_PEGTL_KEYWORD("contrast"), ws, must<ident>, ws, must<one<'='>>, ws, must<expr>, opt<ws, contrast_by>,
+                           opt<ws, contrast_where>> {};
 
 // analysis NAME = KIND(formula | args) { option value, ... }
 struct random_term : seq<lparen, ws, one<'1'>, ws, must<one<'|'>>, ws, must<ident>, ws, must<rparen>> {};

@@ -26,7 +26,7 @@ using selector = pt::selector<Rule,
     model_decl, defaults_decl, arm_decl, judge_decl, panel_decl, scale_item, worst_item, rubric_instructions,
     anchor, describe_item, na_item, against_item, note_item, scored_item, band, bands_item, dim_decl,
     criteria_decl, criteria_per, order_item, rubric_decl,
-    pairing, pair_flag, flag_decl, contrast_by, contrast_decl, random_term, term_op, fixed_term,
+    pairing, pair_flag, flag_decl, contrast_by, contrast_where, contrast_decl, random_term, term_op, fixed_term,
     formula, option_label, option_value, option, options_block, analysis_decl, report_item,
     report_decl, arg_list,
     // wrappers that rename a shared rule keep their own node

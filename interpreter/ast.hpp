@@ -407,6 +407,8 @@ struct ContrastDecl {
   Ident name;
   Expr value;
   std::vector<Ident> by;
+  /// `where arm == baseline`: the answers the cell means are taken over (default: all).
+  std::optional<Expr> where;
 };
 
 /// One term of an lmm formula: `a`, `a:b`, `a*b` or `(1 | g)`.

@@ -297,6 +297,7 @@ class Checker {
     env.names = dims_;
     names(c.value, env);
     for (const auto& id : c.by) grouping(id);
+    if (c.where) names(*c.where, row_env());
   }
 
   void dim_arg(const ast::Expr& e) const {

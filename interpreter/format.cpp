@@ -569,7 +569,8 @@ class Printer {
   }
 
   void decl(const ast::ContrastDecl& d, const SourceRange&) {
-    line("contrast " + d.name.name + " = " + ex(d.value) + (d.by.empty() ? "" : " by " + join(d.by, ", ", name_of)));
+    line("contrast " + d.name.name + " = " + ex(d.value) + (d.by.empty() ? "" : " by " + join(d.by, ", ", name_of)) +
+         (d.where ? " where " + ex(*d.where) : ""));
   }
 
   static std::string formula(const ast::Formula& f) {
@@ -782,7 +783,8 @@ std::string d(const ast::PanelDecl& p) {
   return sx("panel " + p.name.name, {p.aggregate.name, d_idents("of", p.judges)});
 }
 std::string d(const ast::ContrastDecl& c) {
-  return sx("contrast " + c.name.name, {dx(c.value), c.by.empty() ? "" : d_idents("by", c.by)});
+  return sx("contrast " + c.name.name, {dx(c.value), c.by.empty() ? "" : d_idents("by", c.by),
+                                        c.where ? sx("where", {dx(*c.where)}) : ""});
 }
 std::string d(const ast::AnalysisDecl& a) {
   std::string formula = opt(a.formula, [](const ast::Formula& f) {

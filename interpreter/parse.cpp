@@ -322,8 +322,11 @@ class Builder {
       }
       d.node = std::move(f);
     } else if (n.is_type<g::contrast_decl>()) {
-      ast::ContrastDecl k{ident(*c.at(0)), expr(*c.at(1)), {}};
-      if (c.size() > 2) k.by = idents(*c[2]->children.at(0));
+      ast::ContrastDecl k{ident(*c.at(0)), expr(*c.at(1)), {}, std::nullopt};
+      for (std::size_t i = 2; i < c.size(); ++i) {
+        if (c[i]->is_type<g::contrast_by>()) k.by = idents(*c[i]->children.at(0));
+        else if (c[i]->is_type<g::contrast_where>()) k.where = expr(*c[i]->children.at(0));
+      }
       d.node = std::move(k);
     } else if (n.is_type<g::analysis_decl>()) {
       d.node = analysis(n);

@@ -85,6 +85,19 @@ std::string name_of(const ast::Expr& e) {
   return n ? n->name : std::string();
 }
 
+bool rows_where(const Context& ctx, const ast::Expr& condition, std::vector<std::size_t>& rows) {
+  rows.clear();
+  for (std::size_t i = 0; i < ctx.scores.rows.size(); ++i) {
+    try {
+      if (holds(condition, ctx.spec, ctx.scores, ctx.scores.rows[i])) rows.push_back(i);
+    } catch (const EvalError& e) {
+      ctx.diags.error(e.range, e.what());  // once: the same problem recurs on every row
+      return false;
+    }
+  }
+  return true;
+}
+
 std::vector<std::size_t> filter_rows(const Context& ctx, const std::vector<ast::AnalysisOption>& options) {
   std::vector<const ast::Expr*> conditions;
   for (const auto& o : options)

@@ -65,6 +65,10 @@ std::vector<std::string> variables_of(const ast::Expr& e);
 /// problems are reported at the condition and the row is left out.
 std::vector<std::size_t> filter_rows(const Context& ctx, const std::vector<ast::AnalysisOption>& options);
 
+/// Indices of the rows where `condition` holds (a contrast's `where`). False, with the
+/// problem reported at the condition, when it cannot be evaluated.
+bool rows_where(const Context& ctx, const ast::Expr& condition, std::vector<std::size_t>& rows);
+
 /// The option named `key`, or nullptr.
 const ast::AnalysisOption* find_option(const std::vector<ast::AnalysisOption>& options, const std::string& key);
 

@@ -121,8 +121,14 @@ void add_contrasts(const Context& ctx, Output& out) {
     }
     std::vector<std::string> by;
     for (const auto& id : c.by) by.push_back(id.name);
+    std::vector<std::size_t> rows;
+    if (!c.where) {
+      rows = all;
+    } else if (!rows_where(ctx, *c.where, rows)) {
+      continue;  // reported at the condition
+    }
     nlohmann::ordered_json groups = nlohmann::ordered_json::array();
-    for (const Group& g : group_rows(ctx.spec, ctx.scores, all, by)) {
+    for (const Group& g : group_rows(ctx.spec, ctx.scores, rows, by)) {
       SeedSums sums = seed_sums(ctx.scores, g.rows, compiled);
       auto statistic = [&](std::span<const std::size_t> clusters) {
         std::vector<double> sum(compiled.terms.size(), 0.0), count(compiled.terms.size(), 0.0);
@@ -158,7 +164,10 @@ void add_contrasts(const Context& ctx, Output& out) {
                             std::to_string(ctx.options.resamples)});
       groups.push_back(std::move(entry));
     }
-    list.push_back({{"name", c.name.name}, {"by", by}, {"groups", groups}});
+    nlohmann::ordered_json entry{{"name", c.name.name}, {"definition", source_text(ctx, c.value.range)}, {"by", by}};
+    entry["where"] = c.where ? nlohmann::ordered_json(source_text(ctx, c.where->range)) : nlohmann::ordered_json(nullptr);
+    entry["groups"] = std::move(groups);
+    list.push_back(std::move(entry));
   }
   out.json["contrasts"] = std::move(list);
   out.tables.push_back(std::move(table));

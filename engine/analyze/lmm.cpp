@@ -109,6 +109,11 @@ nlohmann::ordered_json run_lmm(const Context& ctx, const ast::AnalysisDecl& a, O
   }
 
   nlohmann::ordered_json j{{"name", a.name.name}, {"kind", "lmm"}, {"formula", formula_text(f)}};
+  // The level each factor's coefficients are measured against, as the fit takes it.
+  nlohmann::ordered_json references = nlohmann::ordered_json::object();
+  for (const auto& [variable, levels] : model.levels)
+    if (!levels.levels.empty()) references[variable] = levels.reference.empty() ? levels.levels.front() : levels.reference;
+  j["reference"] = std::move(references);
   stats::LmmFit fit;
   try {
     fit = stats::lmm_fit(frame, model);

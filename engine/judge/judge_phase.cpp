@@ -209,6 +209,8 @@ JudgePhaseSummary run_judge_phase(const Spec& spec, const Plan& plan, const Judg
         for (auto& c : s.failed_calls) calls.push_back(std::move(c));
     }
     if (calls.empty() || round > max_repairs) break;
+    if (hooks.on_phase)
+      hooks.on_phase(round == 0 ? "judge " + judge.judge().name : fmt::format("judge {} repair {}", judge.judge().name, round));
     RunSummary sent = run_plan(calls, store, round_options, cancel, hooks);
     if (round_options.budget_usd)  // the budget covers every round together
       *round_options.budget_usd = std::max(0.0, *round_options.budget_usd - sent.spend_usd);

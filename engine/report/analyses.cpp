@@ -74,6 +74,13 @@ void lmm(const Context& ctx, const Item& item, const Json& a, std::vector<Block>
     out.push_back(Figure{caption, "analysis-" + name, "", interval_chart_svg(chart)});
     return;
   }
+  if (const Json* refs = member(&a, "reference"); refs && refs->is_object() && !refs->empty()) {
+    std::vector<std::string> parts;
+    for (const auto& [factor, level] : refs->items())
+      parts.push_back(fmt::format("{} = {}", factor, level_label(ctx.spec, factor, text(&level))));
+    out.push_back(Paragraph{fmt::format("Reference levels of {}: {}. Each coefficient is a difference from them.", name,
+                                        fmt::join(parts, ", "))});
+  }
   Table t;
   t.caption = caption;
   t.header = {"term", "estimate", "SE", "z", "p (normal)", "df", "p (Satterthwaite)"};

@@ -8,7 +8,7 @@
 namespace mirac::report {
 namespace {
 
-void unscored_blocks(const Json& results, std::vector<Block>& out) {
+void unscored_blocks(const Spec& spec, const Json& results, std::vector<Block>& out) {
   // Unscored answers are left out of every number below: say how many, and where.
   if (const Json* coverage = member(&results, "coverage"); coverage && number(member(coverage, "unscored")).value_or(0) > 0) {
     std::string worst;
@@ -19,7 +19,7 @@ void unscored_blocks(const Json& results, std::vector<Block>& out) {
           for (const auto& l : *levels)
             if (number(member(&l, "share")).value_or(0) > worst_share) {
               worst_share = number(member(&l, "share")).value_or(0);
-              worst = text(member(&f, "factor")) + " = " + text(member(&l, "level"));
+              worst = text(member(&f, "factor")) + " = " + level_label(spec, text(member(&f, "factor")), text(member(&l, "level")));
             }
     out.push_back(Note{fmt::format(
         "{} of {} stored answers have no usable score from {} (unusable, failed or pending judge replies) and are left "
@@ -40,14 +40,14 @@ void unscored_blocks(const Json& results, std::vector<Block>& out) {
     if (const Json* factors = member(coverage, "by_factor"); factors && factors->is_array())
       for (const auto& f : *factors)
         if (const Json* levels = member(&f, "levels"); levels && levels->is_array())
-          for (const auto& l : *levels) add(text(member(&f, "factor")) + " = " + text(member(&l, "level")), l);
+          for (const auto& l : *levels) add(text(member(&f, "factor")) + " = " + level_label(spec, text(member(&f, "factor")), text(member(&l, "level"))), l);
     if (!t.rows.empty()) out.push_back(std::move(t));
   }
 }
 
 // Marked answers are scored like the others; say how many and where, so that a reader can
 // weigh the numbers (a level with many cut answers looks worse for it).
-void marked_blocks(const Json& results, std::vector<Block>& out) {
+void marked_blocks(const Spec& spec, const Json& results, std::vector<Block>& out) {
   const Json* marks = member(&results, "answers_marked");
   auto count = [](const Json* j, const char* key) { return number(member(j, key)).value_or(0); };
   if (!marks || count(marks, "cut") + count(marks, "limit_ignored") + count(marks, "prompt_shortened") == 0) return;
@@ -74,15 +74,15 @@ void marked_blocks(const Json& results, std::vector<Block>& out) {
   if (const Json* factors = member(marks, "by_factor"); factors && factors->is_array())
     for (const auto& f : *factors)
       if (const Json* levels = member(&f, "levels"); levels && levels->is_array())
-        for (const auto& l : *levels) add(text(member(&f, "factor")) + " = " + text(member(&l, "level")), l);
+        for (const auto& l : *levels) add(text(member(&f, "factor")) + " = " + level_label(spec, text(member(&f, "factor")), text(member(&l, "level"))), l);
   if (!t.rows.empty()) out.push_back(std::move(t));
 }
 
 }  // namespace
 
-void answers_blocks(const Json& results, std::vector<Block>& out) {
-  unscored_blocks(results, out);
-  marked_blocks(results, out);
+void answers_blocks(const Spec& spec, const Json& results, std::vector<Block>& out) {
+  unscored_blocks(spec, results, out);
+  marked_blocks(spec, results, out);
 }
 
 }  // namespace mirac::report

@@ -143,6 +143,15 @@ std::string where_suffix(const Item& item) { return item.where ? " where " + exp
 
 std::string join_by(const std::vector<std::string>& by) { return fmt::format("{}", fmt::join(by, " × ")); }
 
+std::string level_label(const Spec& spec, const std::string& factor, const std::string& level) {
+  const int f = spec.factor_index(factor);
+  if (f < 0) return level;
+  const auto& levels = spec.factors[static_cast<std::size_t>(f)].levels;
+  for (const auto& l : levels)
+    if (l.name.name == level && l.label) return fmt::format("{} ({})", l.label->value, level);
+  return level;
+}
+
 std::vector<int> cell_factors(const Spec& spec) {
   return spec.variants.empty() ? spec.design : spec.variants.front().by;
 }

@@ -45,7 +45,7 @@ void criteria_table(const Item& item, const Json& analysis, std::vector<Block>& 
 
 /// The notes and tables ahead of the items about the answers behind them (answers.cpp):
 /// unscored ones (results.json `coverage`), marked ones (`answers_marked`).
-void answers_blocks(const Json& results, std::vector<Block>& out);
+void answers_blocks(const Spec& spec, const Json& results, std::vector<Block>& out);
 
 // --- reading results.json defensively: every accessor accepts any JSON value --------------
 
@@ -64,6 +64,9 @@ std::string text(const Json* j);
 std::string expr_text(const ast::Expr& expr);
 /// " where arm == baseline", or "" without a `where`.
 std::string where_suffix(const Item& item);
+/// A factor level as the spec labels it: "Chinese (zh)"; the name alone when it has no
+/// label, and `level` as given when `factor` is not a factor of the spec.
+std::string level_label(const Spec& spec, const std::string& factor, const std::string& level);
 /// "model × arm" for a list of variables.
 std::string join_by(const std::vector<std::string>& by);
 

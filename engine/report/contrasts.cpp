@@ -38,6 +38,22 @@ std::string interval_kind(const Json& results, const std::vector<const Json*>& c
   return fmt::format("{} CI, {} resamples", level(number(member(b, "level"))), count(number(member(b, "resamples"))));
 }
 
+// What each contrast is, as declared: "DTI_hls = D3[en, formal, low] - D3[en, formal, high],
+// by model, over the answers where arm == baseline". A reader cannot weigh a number whose
+// definition is elsewhere.
+std::string definitions(const std::vector<const Json*>& contrasts) {
+  std::vector<std::string> parts;
+  for (const Json* c : contrasts) {
+    std::string part = fmt::format("`{} = {}`", text(member(c, "name")), text(member(c, "definition")));
+    std::vector<std::string> by = strings(member(c, "by"));
+    if (!by.empty()) part += ", by " + join_by(by);
+    const std::string where = text(member(c, "where"));
+    part += where.empty() ? ", over all answers" : fmt::format(", over the answers where `{}`", where);
+    parts.push_back(std::move(part));
+  }
+  return fmt::format("Defined as: {}.", fmt::join(parts, "; "));
+}
+
 }  // namespace
 
 void contrasts_item(const Context& ctx, const Item& item, std::vector<Block>& out) {
@@ -92,6 +108,7 @@ void contrasts_item(const Context& ctx, const Item& item, std::vector<Block>& ou
     chart.blocks.push_back(std::move(block));
   }
   for (const auto& p : problems) out.push_back(Note{p});
+  out.push_back(Paragraph{definitions(found)});
   if (item.kind == "table") {
     out.push_back(std::move(t));
     return;

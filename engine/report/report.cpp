@@ -70,6 +70,39 @@ std::vector<Item> default_items(const Spec& spec) {
   return items;
 }
 
+// A report of simulated answers reads like findings about real models unless it says
+// otherwise everywhere: a banner above everything, the title, and each simulated model's
+// name wherever a table shows it.
+void mark_simulated(const Spec& spec, const Json& results, Document& doc) {
+  const Json* manifest = member(&results, "manifest");
+  const Json* flag = member(manifest, "simulated");
+  if (!flag || !flag->is_boolean() || !flag->get<bool>()) return;
+  std::set<std::string> simulated;
+  if (const Json* models = member(manifest, "simulated_models"); models && models->is_array() && !models->empty()) {
+    for (const auto& m : *models) simulated.insert(text(&m));
+  } else {
+    for (const auto& m : spec.models) simulated.insert(m.name);
+  }
+  doc.banner = "Simulated answers: mirac's offline provider wrote every answer and its heuristic judge scored them. "
+               "Nothing in this report is a finding about any real model.";
+  doc.title += " (simulated answers)";
+  const std::string suffix = " (simulated)";
+  auto mark = [&](std::string& cell) {
+    if (simulated.count(cell)) cell += suffix;
+    else if (cell.starts_with("model = ") && simulated.count(cell.substr(8))) cell += suffix;
+  };
+  for (auto& block : doc.blocks) {
+    auto* t = std::get_if<Table>(&block);
+    if (!t) continue;
+    for (std::size_t c = 0; c < t->header.size(); ++c) {
+      const std::string& h = t->header[c];
+      if (h != "model" && h != "group") continue;
+      for (auto& row : t->rows)
+        if (c < row.size()) mark(row[c]);
+    }
+  }
+}
+
 void render_item(const Context& ctx, const Item& item, std::vector<Block>& out) {
   if (item.kind == "section") {
     out.push_back(Heading{item.title, 2});
@@ -110,9 +143,10 @@ Document build(const Spec& spec, const Json& results, const std::string& report_
   } else {
     doc.blocks.push_back(Note{"results.json has no manifest of its scores: the data behind this report is not identified."});
   }
-  answers_blocks(results, doc.blocks);  // what the numbers below leave out or rest on
+  answers_blocks(spec, results, doc.blocks);  // what the numbers below leave out or rest on
   Context ctx{spec, results};
   for (const auto& item : items) render_item(ctx, item, doc.blocks);
+  mark_simulated(spec, results, doc);
   return doc;
 }
 

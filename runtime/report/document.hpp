@@ -38,6 +38,8 @@ struct Document {
   std::string title;
   /// One line; text between backticks prints as code ("spec `otc` · 48 score rows").
   std::string provenance;
+  /// Above everything, where nobody can miss it (simulated answers); empty: none.
+  std::string banner;
   std::vector<Block> blocks;
 };
 

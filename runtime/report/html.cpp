@@ -25,6 +25,10 @@ figure { margin: 1rem 0; }
 figure svg { max-width: 100%; height: auto; }
 figcaption { font-size: 0.9rem; color: #555; }
 p.note { background: #fff6e0; border-left: 4px solid #e69f00; padding: 0.4rem 0.6rem; }
+div.banner { position: sticky; top: 0; z-index: 10; background: #b00020; color: #fff; padding: 0.6rem 1rem;
+  font-weight: bold; text-align: center; }
+td, th { white-space: nowrap; }
+td:first-child { white-space: normal; }
 )";
 
 // The SVG namespace declaration is needed in a standalone .svg file but not inline in
@@ -70,14 +74,16 @@ void table(std::string& out, const Table& t) {
 
 std::string to_html(const Document& doc) {
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-  out += fmt::format("<title>{}</title>\n<style>\n{}</style>\n</head>\n<body>\n<main>\n", xml_escape(doc.title), kStyle);
+  out += fmt::format("<title>{}</title>\n<style>\n{}</style>\n</head>\n<body>\n", xml_escape(doc.title), kStyle);
+  if (!doc.banner.empty()) out += fmt::format("<div class=\"banner\" id=\"simulated-banner\" role=\"alert\">{}</div>\n", code_spans(doc.banner));
+  out += "<main>\n";
   out += fmt::format("<h1>{}</h1>\n", xml_escape(doc.title));
   if (!doc.provenance.empty()) out += fmt::format("<p class=\"provenance\">{}</p>\n", code_spans(doc.provenance));
   for (const auto& block : doc.blocks) {
     if (const auto* h = std::get_if<Heading>(&block)) {
       out += fmt::format("<h{0}>{1}</h{0}>\n", h->level, xml_escape(h->text));
     } else if (const auto* p = std::get_if<Paragraph>(&block)) {
-      out += fmt::format("<p>{}</p>\n", xml_escape(p->text));
+      out += fmt::format("<p>{}</p>\n", code_spans(p->text));
     } else if (const auto* n = std::get_if<Note>(&block)) {
       out += fmt::format("<p class=\"note\"><strong>Note:</strong> {}</p>\n", xml_escape(n->text));
     } else if (const auto* t = std::get_if<Table>(&block)) {

@@ -48,6 +48,7 @@ std::string alt(const std::string& s) {
 
 std::string to_markdown(const Document& doc) {
   std::string out = fmt::format("# {}\n\n", doc.title);
+  if (!doc.banner.empty()) out += fmt::format("> **{}**\n\n", doc.banner);
   if (!doc.provenance.empty()) out += doc.provenance + "\n\n";
   for (const auto& block : doc.blocks) {
     if (const auto* h = std::get_if<Heading>(&block)) {

@@ -68,13 +68,34 @@ std::string format_progress(const Progress& p) {
   return s;
 }
 
-std::string format_progress_bar(const Progress& p, int width) {
-  int filled = p.total ? static_cast<int>(static_cast<double>(width) * static_cast<double>(p.done) /
-                                          static_cast<double>(p.total))
-                       : width;
-  filled = std::clamp(filled, 0, width);
-  return "[" + std::string(static_cast<std::size_t>(filled), '#') +
-         std::string(static_cast<std::size_t>(width - filled), '.') + "] " + format_progress(p);
+std::string format_progress_line(const Progress& p, const std::string& phase, std::size_t columns) {
+  const std::size_t room = columns > 1 ? columns - 1 : 0;
+  const double share = p.total ? static_cast<double>(p.done) / static_cast<double>(p.total) : 1.0;
+  std::string count = fmt::format("{}/{} {:.1f}%", p.done, p.total, 100 * share);
+  // The phase gives way to the count on a narrow terminal.
+  const std::size_t head_room = std::min<std::size_t>(28, room > count.size() + 1 ? room - count.size() - 1 : 0);
+  std::string head = phase.size() > head_room ? phase.substr(0, head_room > 0 ? head_room - 1 : 0) + (head_room > 0 ? "~" : "") : phase;
+  std::string line = head + (head.empty() ? "" : " ") + count;
+  // The rest in order of importance; each goes in only if it fits.
+  std::vector<std::string> parts = {"ETA " + (p.eta_s < 0 ? std::string("?") : format_duration(p.eta_s)),
+                                    fmt::format("${:.2f}", p.spend_usd), fmt::format("{:.1f}/s", p.rate_per_s)};
+  if (p.failed) parts.push_back(fmt::format("{} failed", p.failed));
+  for (const auto& [provider, left] : p.paused_s)
+    parts.push_back(fmt::format("{} paused {}", provider, format_duration(left)));
+  if (!p.errors_by_cause.empty()) parts.push_back("errors: " + by_cause(p.errors_by_cause));
+  std::string tail;
+  for (const auto& part : parts)
+    if (line.size() + tail.size() + 3 + part.size() <= room) tail += " | " + part;
+  line += tail;
+  // A bar in what is left, when there is room for a useful one.
+  const std::size_t left = room > line.size() ? room - line.size() : 0;
+  if (left >= 13) {
+    const std::size_t width = std::min<std::size_t>(30, left - 3);
+    const auto filled = std::min(width, static_cast<std::size_t>(static_cast<double>(width) * share));
+    const std::string bar = "[" + std::string(filled, '#') + std::string(width - filled, '.') + "] ";
+    line.insert(head.empty() ? 0 : head.size() + 1, bar);
+  }
+  return line.size() > room ? line.substr(0, room) : line;
 }
 
 std::string format_summary(const RunSummary& s) {

@@ -16,6 +16,9 @@ namespace mirac {
 struct RunHooks {
   std::function<void(const Progress&)> on_progress;  ///< every options.progress_interval_s
   std::function<void(const std::string&)> log;       ///< notices (provider stops, notes)
+  /// A phase's next round begins: "judge mira_judge", "judge mira_judge repair 1". Called by
+  /// the phases that send in rounds, before each one; the progress lines that follow are its.
+  std::function<void(const std::string&)> on_phase;
 };
 
 /// Runs `calls` against `<run_dir>/store.sqlite`. A store that cannot be opened, missing
@@ -31,8 +34,11 @@ RunSummary run_plan(const std::vector<ModelCall>& calls, Store& store, const Sch
 
 /// "1234/4320 answered (28.6%) | 12.3/s | ETA 4m10s | $1.23 | 2 failed | errors: rate_limited 3"
 std::string format_progress(const Progress& p);
-/// The same line behind a bar `[#####.....]` of `width` cells, for terminals.
-std::string format_progress_bar(const Progress& p, int width);
+/// One terminal line of at most `columns - 1` characters (so it never wraps and `\r`
+/// redraws it in place): `phase`, done/total and share, ETA, spend, then as room allows
+/// the rate, failures, pauses, errors by cause and a bar. What does not fit is left out,
+/// least important first.
+std::string format_progress_line(const Progress& p, const std::string& phase, std::size_t columns);
 /// The end-of-run report, several lines.
 std::string format_summary(const RunSummary& s);
 /// "done 4000, failed 12 (rate_limited 10, invalid_request 2), pending 308"
