@@ -39,6 +39,10 @@ seeds {
   seed q1 { question = "Is ibuprofen safe with coffee?" }
   seed q2 { question = "How much water should I drink?" }
 }
+checklists {
+  checklist q1 { required_elements = ["Caffeine does not interact"] q3_expectations = [] pure_knowledge = false }
+  checklist q2 { required_elements = ["It depends on heat and activity"] q3_expectations = [] pure_knowledge = false }
+}
 text tone { plain "" warm "Kindly: " }
 prompt { id "{seed.id}_{tone}" text tone.text ++ seed.question }
 model mini = openai("gpt-5.4-mini")
