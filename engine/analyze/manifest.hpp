@@ -36,8 +36,9 @@ std::vector<std::string> simulated_judges(const Spec& spec);
 /// provider, or a scores file that says so.
 bool answers_simulated(const Spec& spec, const RunFacts& run);
 
-/// Adds `simulated`, `simulated_models`, `simulated_judges`, `models`, `judges`, `plan`,
-/// `random_seeds` and `dates` to `manifest`.
+/// Adds to `manifest` (analyze::manifest()'s) the files read since the spec was checked to
+/// `inputs`, and `simulated`, `simulated_models`, `simulated_judges`, `models`, `judges`,
+/// `plan`, `random_seeds` and `dates`.
 void add_run_facts(nlohmann::ordered_json& manifest, const Spec& spec, const RunFacts& run,
                    const AnalyzeOptions& options);
 
