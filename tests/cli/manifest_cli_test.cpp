@@ -53,9 +53,10 @@ TEST_CASE("analyze --scores FILE: not simulated, nothing from a store, the plan 
 
   auto plan = mirac::test::invoke({"plan", small_spec().string(), "--show", "plan"});
   REQUIRE(plan.code == 0);
+  const Json requests = Json::parse(plan.out)["request_table"];
   std::string hashes;
-  for (const auto& r : Json::parse(plan.out)["request_table"]) hashes += (hashes.empty() ? "" : "\n") + r["hash"].get<std::string>();
-  CHECK(m["plan"]["requests"] == Json::parse(plan.out)["request_table"].size());
+  for (const auto& r : requests) hashes += (hashes.empty() ? "" : "\n") + r["hash"].get<std::string>();
+  CHECK(m["plan"]["requests"] == requests.size());
   CHECK(m["plan"]["request_digest"] == mirac::sha256_hex(hashes));
 
   const std::string means = mirac::test::read_text(std::filesystem::path(tmp.path("out")) / "means.csv");
