@@ -46,6 +46,9 @@ struct AuditOptions {
   std::string out_dir;    ///< default <run dir>/results (`results` with `scores`)
   int resamples = 2000;   ///< bootstrap resamples per contrast interval
   std::uint64_t seed = 20260101;  ///< bootstrap seed
+  /// When the analysis ran, in Unix seconds, as results.json's manifest records it; unset:
+  /// the system clock's now. Tests pin it so that results.json is the same bytes each run.
+  std::optional<double> analyzed_at;
 };
 
 /// A compiled spec and where its run lives.

@@ -60,6 +60,17 @@ SourceRange field_range(const SourceManager& sources, const DataRow& row, const 
   return sources.range(row.file, row.line_begin, row.line_begin);
 }
 
+std::size_t csv_header_begin(const std::string& text) {
+  std::size_t i = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;  // byte order mark
+  // `# ` lines before the header are comments: the provenance mirac writes at the top of its
+  // own CSV files (docs/results.md), so that a scores.csv it wrote reads back as it is.
+  while (text.compare(i, 2, "# ") == 0) {
+    const std::size_t end = text.find('\n', i);
+    i = end == std::string::npos ? text.size() : end + 1;
+  }
+  return i;
+}
+
 namespace {
 
 // nlohmann's message without its exception id and its own (line-relative) position: the
@@ -107,8 +118,7 @@ bool parse_csv(DataTable& t, const std::string& text, const SourceManager& sourc
   std::vector<std::pair<std::size_t, std::size_t>> spans;
   std::vector<std::string> record;
   std::string cell;
-  std::size_t i = 0, start = 0;
-  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) i = start = 3;  // byte order mark
+  std::size_t i = csv_header_begin(text), start = i;
   bool quoted = false, any = false;
   auto end_record = [&](std::size_t end) {
     record.push_back(std::move(cell));

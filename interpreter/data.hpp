@@ -31,6 +31,10 @@ struct DataTable {
   bool has_column(const std::string& name) const;
 };
 
+/// Where a CSV text's header row begins: past a byte order mark and the `# ` comment lines
+/// before the header (the provenance mirac's own CSV files open with).
+std::size_t csv_header_begin(const std::string& text);
+
 /// The value of `column` in `row`, or a diagnostic naming the row and nullptr when the
 /// row lacks it (JSONL rows need not all have the same keys).
 const nlohmann::ordered_json* row_value(const SourceManager& sources, const DataTable& table, const DataRow& row,

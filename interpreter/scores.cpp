@@ -117,7 +117,9 @@ std::optional<ScoreTable> load_scores(const Spec& spec, const std::filesystem::p
   if (spec.arms.size() > 1) required.push_back("arm");
   for (const auto& f : spec.factors) required.push_back(f.name);
   for (const auto& d : out.dims) required.push_back(d);
-  SourceRange header = sources.range(table.file, 0, sources.text(table.file).find_first_of("\r\n"));
+  const std::string& text = sources.text(table.file);
+  const std::size_t header_begin = csv_header_begin(text);
+  SourceRange header = sources.range(table.file, header_begin, text.find_first_of("\r\n", header_begin));
   bool columns_ok = true;
   for (const auto& c : required) {
     if (table.has_column(c)) continue;

@@ -15,12 +15,14 @@ namespace mirac::analyze {
 Output analyze_scores(const Spec& spec, const ScoreTable& scores, const AnalyzeOptions& options, SourceManager& sources,
                       Diagnostics& diags);
 
-/// The reproducibility manifest: spec and scores paths and SHA-256, data inputs, mirac
-/// version, bootstrap seed and resamples.
+/// The reproducibility manifest's part that the scores and the spec give: spec and scores
+/// paths and SHA-256, data inputs, mirac version, bootstrap seed and resamples (what the
+/// run adds: manifest.hpp).
 nlohmann::ordered_json manifest(const Spec& spec, const std::filesystem::path& scores_path, const std::string& scores_text,
                                 const ScoreTable& scores, const AnalyzeOptions& options);
 
-/// Writes DIR/results.json and DIR/<table>.csv. Returns an error message, or "" on success.
+/// Writes DIR/results.json and DIR/<table>.csv, each CSV opening with `out.csv_preamble`.
+/// Returns an error message, or "" on success.
 std::string write_output(const Output& out, const std::filesystem::path& dir);
 
 /// A table as CSV text (RFC 4180 quoting where needed, LF line ends).

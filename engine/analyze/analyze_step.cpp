@@ -1,6 +1,7 @@
 #include "engine/analyze/analyze_step.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <optional>
 #include <fstream>
 #include <iterator>
@@ -11,8 +12,10 @@
 
 #include "engine/judge/judge_phase.hpp"
 #include "engine/analyze/coverage.hpp"
+#include "engine/analyze/manifest.hpp"
 #include "engine/judge/raters.hpp"
 #include "engine/send/answer_marks.hpp"
+#include "interpreter/hash.hpp"
 
 namespace mirac {
 
@@ -35,10 +38,18 @@ std::vector<std::string> compared_raters(const Spec& spec) {
   return out;
 }
 
-// The scores the analyses' rater gave in the store, written to `<out_dir>/scores.csv`.
-Outcome scores_from_run(Audit& audit, const std::filesystem::path& out_dir, analyze::ScoreTable& table,
-                        std::filesystem::path& path, std::string& text, std::unordered_set<std::string>& done,
-                        std::unordered_map<std::string, Store::Marks>& marked) {
+// What the analysis reads of the store's answers besides their scores.
+struct StoredAnswers {
+  std::unordered_set<std::string> done;
+  std::unordered_map<std::string, Store::Marks> marked;  ///< those the servers did not treat as asked
+  std::unordered_map<std::string, Store::Stamp> stamps;  ///< as what and when each came back
+};
+
+// The scores the analyses' rater gave in the store, written to `<out_dir>/scores.csv` after
+// the `preamble` (its provenance lines).
+Outcome scores_from_run(Audit& audit, const std::filesystem::path& out_dir, const std::string& preamble,
+                        analyze::ScoreTable& table, std::filesystem::path& path, std::string& text,
+                        StoredAnswers& stored) {
   const Spec& spec = audit.spec();
   if (spec.judges.empty())
     return Outcome::fail(kUsageError,
@@ -62,8 +73,9 @@ Outcome scores_from_run(Audit& audit, const std::filesystem::path& out_dir, anal
                                                   [](const ast::DimDecl& d) { return d.human_only(); });
   if (people_only && !is_human_rater(spec.scores_rater))  // what only people score comes from their annotations
     fill_human_dimensions(spec, table, people_scores());
-  done = store->done_hashes();
-  marked = store->marked_answers();
+  stored.done = store->done_hashes();
+  stored.marked = store->marked_answers();
+  stored.stamps = store->answer_stamps();
   // The other raters that agreement analyses compare.
   for (const std::string& rater : compared_raters(spec)) {
     if (rater == spec.scores_rater) continue;
@@ -77,7 +89,10 @@ Outcome scores_from_run(Audit& audit, const std::filesystem::path& out_dir, anal
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
   path = out_dir / "scores.csv";
-  text = scores_csv(spec, table);
+  text = preamble + scores_csv(spec, table);
+  // Each row's line in the file, for the messages that point at it, moves down past the preamble.
+  const auto preamble_lines = static_cast<std::size_t>(std::count(preamble.begin(), preamble.end(), '\n'));
+  for (auto& row : table.rows) row.line += preamble_lines;
   std::ofstream file(path, std::ios::binary);
   if (!(file << text) || !file.flush())
     return Outcome::fail(kUsageError, fmt::format("mirac: cannot write {}", path.string()));
@@ -96,6 +111,18 @@ Outcome scores_from_file(Audit& audit, analyze::ScoreTable& table, std::string& 
   return {};
 }
 
+// The manifest's time of the analysis: the options' pinned time, else now.
+double analyzed_at(const AuditOptions& options) {
+  if (options.analyzed_at) return *options.analyzed_at;
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  return std::chrono::duration<double>(now).count();
+}
+
+std::string spec_sha256(const Spec& spec) {
+  std::ifstream in(spec.spec_path, std::ios::binary);
+  return sha256_hex(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
+}
+
 }  // namespace
 
 Outcome analyze_audit(Audit& audit, Analysis& analysis) {
@@ -104,31 +131,41 @@ Outcome analyze_audit(Audit& audit, Analysis& analysis) {
   analysis.out_dir = !o.out_dir.empty() ? std::filesystem::path(o.out_dir)
                      : from_file        ? std::filesystem::path("results")
                                         : audit.run_dir / "results";
+  Compilation& c = *audit.compilation;
   analyze::ScoreTable table;
   std::filesystem::path scores_path = o.scores;
   std::string scores_text;
-  std::unordered_set<std::string> done;  // stored answers, when the scores come from the store
-  std::unordered_map<std::string, Store::Marks> marked;  // and those the servers did not treat as asked
+  StoredAnswers stored;  // empty when the scores come from a file
+  analyze::RunFacts run{c.plan, c.sources, o.offline, analyzed_at(o)};
+  analyze::Provenance provenance{c.spec.name, spec_sha256(c.spec), "", analyze::answers_simulated(c.spec, run),
+                                 analyze::simulated_models(c.spec)};
   Outcome read = from_file ? scores_from_file(audit, table, scores_text, analysis.diagnostics)
-                           : scores_from_run(audit, analysis.out_dir, table, scores_path, scores_text, done, marked);
+                           : scores_from_run(audit, analysis.out_dir, analyze::csv_provenance(provenance), table,
+                                             scores_path, scores_text, stored);
   if (!read.ok()) return read;
+  if (from_file) run.scores_simulated = analyze::csv_says_simulated(scores_text);
+  else run.answers = &stored.stamps;
 
   analyze::AnalyzeOptions ao;
   ao.resamples = static_cast<std::size_t>(o.resamples);
   ao.seed = o.seed;
-  Compilation& c = *audit.compilation;
   ao.partial = table.rows.size() < c.plan.requests.size();
   analyze::Output result = analyze::analyze_scores(c.spec, table, ao, c.sources, analysis.diagnostics);
   nlohmann::ordered_json json{{"manifest", analyze::manifest(c.spec, scores_path, scores_text, table, ao)}};
+  analyze::add_run_facts(json["manifest"], c.spec, run, ao);
   json.update(result.json);
   if (!from_file) {
-    json["coverage"] = analyze::score_coverage(c.spec, c.plan, done, table, analysis.diagnostics);
+    json["coverage"] = analyze::score_coverage(c.spec, c.plan, stored.done, table, analysis.diagnostics);
     std::vector<std::size_t> rows(c.plan.requests.size());
     for (std::size_t r = 0; r < rows.size(); ++r) rows[r] = r;
-    json["answers_marked"] = marks_json(c.spec, count_marks(c.spec, c.plan, rows, done, marked));
+    json["answers_marked"] = marks_json(c.spec, count_marks(c.spec, c.plan, rows, stored.done, stored.marked));
   }
-  if (json.contains("analyses")) analyze::add_unused_answers(c.spec, c.plan, done, table, c.sources, json["analyses"]);
+  if (json.contains("analyses"))
+    analyze::add_unused_answers(c.spec, c.plan, stored.done, table, c.sources, json["analyses"]);
   result.json = std::move(json);
+  provenance.scores_sha256 = sha256_hex(scores_text);
+  provenance.simulated = analyze::answers_simulated(c.spec, run);
+  result.csv_preamble = analyze::csv_provenance(provenance);
   analysis.output = std::move(result);
   analysis.score_rows = table.rows.size();
   return {};

@@ -31,6 +31,8 @@ struct Table {
 struct Output {
   nlohmann::ordered_json json = nlohmann::ordered_json::object();
   std::vector<Table> tables;
+  /// The `# ` lines every CSV table opens with: where its numbers come from (csv_provenance()).
+  std::string csv_preamble;
 };
 
 struct Context {

@@ -53,7 +53,7 @@ std::string write_output(const Output& out, const std::filesystem::path& dir) {
   };
   if (!write(dir / "results.json", out.json.dump(2) + "\n")) return "cannot write '" + (dir / "results.json").string() + "'";
   for (const auto& t : out.tables)
-    if (!write(dir / (t.name + ".csv"), to_csv(t))) return "cannot write '" + (dir / (t.name + ".csv")).string() + "'";
+    if (!write(dir / (t.name + ".csv"), out.csv_preamble + to_csv(t))) return "cannot write '" + (dir / (t.name + ".csv")).string() + "'";
   return "";
 }
 

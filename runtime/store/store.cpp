@@ -393,6 +393,13 @@ std::unordered_map<std::string, Store::Marks> Store::marked_answers() {
   return out;
 }
 
+std::unordered_map<std::string, Store::Stamp> Store::answer_stamps() {
+  std::unordered_map<std::string, Stamp> out;
+  Stmt q(impl_->db, "SELECT hash,returned_model,started_at,ended_at FROM answers WHERE status = 'done'");
+  while (q.ok() && q.step() == SQLITE_ROW) out[q.text(0)] = Stamp{q.text(1), q.real(2), q.real(3)};
+  return out;
+}
+
 std::optional<AnswerRecord> Store::answer(const std::string& hash) {
   Stmt q(impl_->db,
          "SELECT hash,status,provider,model,request_body,response_body,http_status,text,"

@@ -126,6 +126,13 @@ class Store {
   };
   /// Every such answer, by hash, in one query (they are few): what status and reports count.
   std::unordered_map<std::string, Marks> marked_answers();
+  /// As what and when a done answer came back: what results.json's manifest reports.
+  struct Stamp {
+    std::string returned_model;          ///< the model string the provider returned
+    double started_at = 0, ended_at = 0;  ///< Unix seconds, of the final attempt
+  };
+  /// Every done answer's stamp, by hash, in one query (without the bodies answer() reads).
+  std::unordered_map<std::string, Stamp> answer_stamps();
   std::vector<AttemptRecord> attempts(const std::string& hash);
   StatusReport status(const std::vector<std::string>& hashes);
   /// Sum of cost_usd over every stored answer (all runs sharing the store).

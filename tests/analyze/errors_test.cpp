@@ -32,6 +32,17 @@ TEST_CASE("a missing column is reported at the header") {
                "1 error generated.\n");
 }
 
+TEST_CASE("a scores file's provenance lines are skipped; problems are still shown at their own lines") {
+  auto [code, err] = run_with("provenance", "# mirac 0.1.0\n# spec small sha256 abc\n"
+                                            "seed,model,arm,language,hls,register,skeleton,condition,D1,D2,D3,Q2\n"
+                                            "1,gpt,baseline,zh,middle,formal,S1,B,1,1,2,2\n");
+  CHECK(code == 1);
+  CHECK(err == "DIR/scores.csv:3:1: error: scores file has no column 'Q3'\n"
+               "seed,model,arm,language,hls,register,skeleton,condition,D1,D2,D3,Q2\n"
+               "^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n"
+               "1 error generated.\n");
+}
+
 TEST_CASE("bad cells are reported at their row and column, every one of them") {
   auto [code, err] = run_with("cells", kHeader +
                                            "1,gpt,baseline,zh,high,formal,S1,B,1,1,2,2,2\n"

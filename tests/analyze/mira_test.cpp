@@ -4,6 +4,8 @@
 // external references on small.audit (pipeline_test.cpp).
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "interpreter/driver.hpp"
 #include "tests/analyze/analyze_support.hpp"
 #include "tests/analyze/synthetic_scores.hpp"
@@ -28,6 +30,12 @@ TEST_CASE("analyze specs/mira.audit on 43,200 synthetic rows") {
   REQUIRE(r.code == 0);
   const auto& j = r.results;
   CHECK(j.at("manifest").at("scores").at("rows") == 43200);
+  // The mitigation arm's system prompt file is an input like the data files.
+  std::vector<std::string> inputs;
+  for (const auto& i : j.at("manifest").at("inputs")) inputs.push_back(i.at("path"));
+  for (const char* file : {"seedfinal.csv", "seed_checklists.jsonl", "prompts_all.jsonl", "mitigation.txt"})
+    CHECK_MESSAGE(std::count(inputs.begin(), inputs.end(), file) == 1, file);
+  CHECK(j.at("manifest").at("simulated") == false);
   CHECK(j.at("means").size() == 10);
   for (const auto& f : j.at("flags")) {
     if (f.at("name") != "DID_FLAG") continue;

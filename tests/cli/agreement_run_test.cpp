@@ -126,7 +126,7 @@ TEST_CASE("two judges, a panel and their agreement end to end against the fake p
 
   // The mean panel's scores are what the means use; the scores file holds every rater.
   const std::string scores = (std::filesystem::path(store) / "results" / "scores.csv").string();
-  const std::string csv = mirac::test::read_text(scores);
+  const std::string csv = mirac::test::csv_table(mirac::test::read_text(scores));
   CHECK(csv.rfind("rater,seed,model,arm,tone,D1,D2\n", 0) == 0);
   CHECK(csv.find("\nboth,") != std::string::npos);
   CHECK(csv.find("\nja,") != std::string::npos);

@@ -44,6 +44,13 @@ inline std::string read_text(const std::filesystem::path& p) {
   return s.str();
 }
 
+/// A CSV file of a results directory without the `# ` provenance lines it opens with.
+inline std::string csv_table(const std::string& text) {
+  std::size_t at = 0;
+  while (text.compare(at, 2, "# ") == 0) at = text.find('\n', at) + 1;
+  return text.substr(at);
+}
+
 /// The API key invoke() gives mirac: tests check it never reaches the store or an export.
 inline constexpr const char* kTestApiKey = "sk-test-cli-secret";
 

@@ -109,7 +109,7 @@ TEST_CASE("mirac export scores after a complete offline run: a row per answer, e
   // must agree with them.
   std::vector<std::string> analysed;
   {
-    std::istringstream in(mirac::test::read_text(std::filesystem::path(store) / "results/scores.csv"));
+    std::istringstream in(mirac::test::csv_table(mirac::test::read_text(std::filesystem::path(store) / "results/scores.csv")));
     for (std::string line; std::getline(in, line);) analysed.push_back(line);
   }
   REQUIRE(analysed.size() == 49);
