@@ -307,3 +307,28 @@ TEST_CASE("numbers print as the report promises") {
   CHECK(round4(2.303514) == 2.3035);
   CHECK(std::signbit(round4(-0.00001)) == false);
 }
+
+TEST_CASE("the paper's D3-by-cell figure: 8 cells x 5 models stay readable at the page's width") {
+  using namespace mirac::report;
+  BarChart chart;
+  chart.title = "Mean D3 by cell × model";
+  chart.category_title = "cell", chart.series_field = "model", chart.series_title = "model";
+  chart.value_field = "mean", chart.value_title = "mean score";
+  chart.value_max = 5;
+  for (int c = 0; c < 8; ++c) chart.categories.push_back("zh.low.colloquial-" + std::to_string(c));
+  for (int m = 0; m < 5; ++m) chart.series.push_back("model-" + std::to_string(m));
+  for (int c = 0; c < 8; ++c) {
+    std::vector<Bar> bars;
+    for (int m = 0; m < 5; ++m) bars.push_back({1.0 + 0.1 * (c + m), "x", "570"});
+    chart.bars.push_back(bars);
+  }
+  const auto spec = bar_chart_spec(chart);
+  CHECK(spec["width"] == "container");  // never wider than the page
+  CHECK(spec["data"]["values"].size() == 40);
+  CHECK(spec["height"] == 8 * (5 * 16 + 10));  // 16 px a bar: grows down, not squeezed
+  const auto& colour = spec["layer"][0]["encoding"]["color"];
+  CHECK(colour["scale"]["range"].size() == 5);  // one colour per model
+  CHECK(colour["scale"]["range"][0] != colour["scale"]["range"][1]);
+  CHECK(colour["legend"]["title"] == "model");
+  CHECK(spec["encoding"]["y"]["sort"].size() == 8);
+}
