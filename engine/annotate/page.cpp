@@ -6,7 +6,7 @@
 #include <string>
 
 #include "engine/annotate/sample.hpp"
-#include "runtime/report/svg.hpp"
+#include "runtime/report/escape.hpp"
 
 namespace mirac {
 

@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "runtime/report/charts.hpp"
 #include "engine/report/content.hpp"
 #include "runtime/report/numbers.hpp"
+#include "runtime/report/vega_charts.hpp"
 
 namespace mirac::report {
 
@@ -57,8 +57,9 @@ void lmm(const Context& ctx, const Item& item, const Json& a, std::vector<Block>
   if (item.kind == "figure") {
     IntervalChart chart;
     chart.title = caption;
-    chart.x_label = "estimate (95% Wald CI)";
-    IntervalBlock block{"fixed effects", {}};
+    chart.x_title = "estimate (95% Wald CI)";
+    chart.block_title = "analysis";
+    IntervalBlock block{name, {}};
     if (fixed_list && fixed_list->is_array())
       for (const auto& f : *fixed_list) {
         // The intercept is on another scale (the response's level), and would squeeze
@@ -71,7 +72,7 @@ void lmm(const Context& ctx, const Item& item, const Json& a, std::vector<Block>
                               fmt::format("{} {}", estimate(est), interval(lo, hi))});
       }
     chart.blocks.push_back(std::move(block));
-    out.push_back(Figure{caption, "analysis-" + name, "", interval_chart_svg(chart)});
+    out.push_back(Figure{caption, "analysis-" + name, "", interval_chart_spec(chart)});
     return;
   }
   if (const Json* refs = member(&a, "reference"); refs && refs->is_object() && !refs->empty()) {

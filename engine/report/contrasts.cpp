@@ -2,9 +2,9 @@
 // contrast's estimate per group with its cluster-bootstrap interval.
 #include <fmt/format.h>
 
-#include "runtime/report/charts.hpp"
 #include "engine/report/content.hpp"
 #include "runtime/report/numbers.hpp"
+#include "runtime/report/vega_charts.hpp"
 
 namespace mirac::report {
 
@@ -84,7 +84,7 @@ void contrasts_item(const Context& ctx, const Item& item, std::vector<Block>& ou
   t.numeric = {false, false, true, true, true};
   IntervalChart chart;
   chart.title = !item.title.empty() ? item.title : fmt::format("Contrasts: estimate and {}", kind);
-  chart.x_label = fmt::format("estimate ({})", kind);
+  chart.x_title = fmt::format("estimate ({})", kind);
   std::vector<std::string> problems;
   for (const Json* c : found) {
     const std::string name = text(member(c, "name"));
@@ -115,7 +115,7 @@ void contrasts_item(const Context& ctx, const Item& item, std::vector<Block>& ou
   }
   std::vector<std::string> names;
   for (const Json* c : found) names.push_back(text(member(c, "name")));
-  out.push_back(Figure{chart.title, fmt::format("contrasts-{}", fmt::join(names, "-")), "", interval_chart_svg(chart)});
+  out.push_back(Figure{chart.title, fmt::format("contrasts-{}", fmt::join(names, "-")), "", interval_chart_spec(chart)});
 }
 
 }  // namespace mirac::report

@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "runtime/report/charts.hpp"
 #include "engine/report/content.hpp"
 #include "runtime/report/numbers.hpp"
+#include "runtime/report/vega_charts.hpp"
 
 namespace mirac::report {
 
@@ -84,7 +84,9 @@ void flags_item(const Context& ctx, const Item& item, std::vector<Block>& out) {
 
   BarChart chart;
   chart.title = !item.title.empty() ? item.title : fmt::format("Flag rates {}{}", by_text, where_suffix(item));
-  chart.y_label = "% flagged";
+  chart.category_title = by.empty() ? "" : join_by(by);
+  chart.series_field = "flag", chart.series_title = "flag";
+  chart.value_field = "percent", chart.value_title = "% flagged";
   for (const auto& f : flags) chart.series.push_back(f.name);
   // Categories from the first flag's groups: every flag has the same model x arm entries.
   for (const auto& g : flags.front().grouping.groups) {
@@ -106,7 +108,7 @@ void flags_item(const Context& ctx, const Item& item, std::vector<Block>& out) {
   }
   std::vector<std::string> names;
   for (const auto& f : flags) names.push_back(f.name);
-  out.push_back(Figure{chart.title, fmt::format("flags-{}", fmt::join(names, "-")), "", bar_chart_svg(chart)});
+  out.push_back(Figure{chart.title, fmt::format("flags-{}", fmt::join(names, "-")), "", bar_chart_spec(chart)});
 }
 
 }  // namespace mirac::report

@@ -1,11 +1,13 @@
 // means.cpp: `table means(D1, D3) { by model, arm }` and `figure bars(D3) { by model }`:
 // mean scores with their n, merged from results.json's means by model x arm x cell.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "interpreter/scores.hpp"
-#include "runtime/report/charts.hpp"
 #include "engine/report/content.hpp"
 #include "runtime/report/numbers.hpp"
+#include "runtime/report/vega_charts.hpp"
 
 namespace mirac::report {
 
@@ -28,7 +30,59 @@ Mean merge(const ModelArmGroup& g, const std::string& dim) {
   return {n > 0 ? std::optional<double>(sum / n) : std::nullopt, n};
 }
 
-std::string label(const ModelArmGroup& g) { return g.values.empty() ? "all" : fmt::format("{}", fmt::join(g.values, " / ")); }
+std::string joined(const std::vector<std::string>& values) {
+  return values.empty() ? "all" : fmt::format("{}", fmt::join(values, " / "));
+}
+
+void add_unique(std::vector<std::string>& list, const std::string& value) {
+  if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
+}
+
+// One dimension grouped by model and something else (`by cell, model`): a colour per
+// model and a group of bars per cell, so that models compare within each cell. Otherwise
+// a colour per dimension and a group per model x arm (or whatever `by` says).
+BarChart bar_chart(const ModelArmGrouping& g, const std::vector<std::string>& dims) {
+  BarChart chart;
+  chart.value_field = "mean", chart.value_title = "mean score";
+  const auto model_at = std::find(g.by.begin(), g.by.end(), "model");
+  if (dims.size() == 1 && g.by.size() > 1 && model_at != g.by.end()) {
+    const auto m = static_cast<std::size_t>(model_at - g.by.begin());
+    std::vector<std::string> rest = g.by;
+    rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(m));
+    chart.category_field = "group", chart.category_title = join_by(rest);
+    chart.series_field = "model", chart.series_title = "model";
+    std::vector<std::pair<std::string, std::string>> keys;  // (category, model) per group
+    for (const auto& group : g.groups) {
+      std::vector<std::string> others = group.values;
+      others.erase(others.begin() + static_cast<std::ptrdiff_t>(m));
+      keys.emplace_back(joined(others), group.values[m]);
+      add_unique(chart.categories, keys.back().first);
+      add_unique(chart.series, keys.back().second);
+    }
+    chart.bars.assign(chart.categories.size(), std::vector<Bar>(chart.series.size()));
+    for (std::size_t i = 0; i < g.groups.size(); ++i) {
+      const auto c = std::find(chart.categories.begin(), chart.categories.end(), keys[i].first) - chart.categories.begin();
+      const auto s = std::find(chart.series.begin(), chart.series.end(), keys[i].second) - chart.series.begin();
+      Mean mean = merge(g.groups[i], dims.front());
+      chart.bars[static_cast<std::size_t>(c)][static_cast<std::size_t>(s)] =
+          {mean.mean, fixed(mean.mean, 2), mean.mean ? count(mean.n) : ""};
+    }
+    return chart;
+  }
+  chart.category_field = "group", chart.category_title = g.by.empty() ? "" : join_by(g.by);
+  chart.series_field = "dimension", chart.series_title = "dimension";
+  chart.series = dims;
+  for (const auto& group : g.groups) {
+    chart.categories.push_back(joined(group.values));
+    std::vector<Bar> bars;
+    for (const auto& d : dims) {
+      Mean m = merge(group, d);
+      bars.push_back({m.mean, fixed(m.mean, 2), m.mean ? count(m.n) : ""});
+    }
+    chart.bars.push_back(std::move(bars));
+  }
+  return chart;
+}
 
 }  // namespace
 
@@ -78,22 +132,11 @@ void means_item(const Context& ctx, const Item& item, std::vector<Block>& out) {
     return;
   }
 
-  BarChart chart;
+  BarChart chart = bar_chart(g, dims);
   chart.title = !item.title.empty() ? item.title
                                     : fmt::format("Mean {} {}{}", fmt::join(dims, ", "), by_text, where_suffix(item));
-  chart.y_label = "mean score";
-  chart.series = dims;
-  chart.y_max = scale_top(ctx.spec);
-  for (const auto& group : g.groups) {
-    chart.categories.push_back(label(group));
-    std::vector<Bar> bars;
-    for (const auto& d : dims) {
-      Mean m = merge(group, d);
-      bars.push_back({m.mean, fixed(m.mean, 2), m.mean ? fmt::format("n={}", count(m.n)) : ""});
-    }
-    chart.bars.push_back(std::move(bars));
-  }
-  out.push_back(Figure{chart.title, fmt::format("bars-{}", fmt::join(dims, "-")), "", bar_chart_svg(chart)});
+  chart.value_max = scale_top(ctx.spec);
+  out.push_back(Figure{chart.title, fmt::format("bars-{}", fmt::join(dims, "-")), "", bar_chart_spec(chart)});
 }
 
 }  // namespace mirac::report

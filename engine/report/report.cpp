@@ -10,6 +10,7 @@
 #include "engine/analyze/context.hpp"
 #include "interpreter/scores.hpp"
 #include "engine/report/content.hpp"
+#include "runtime/report/figure_data.hpp"
 
 namespace mirac::report {
 
@@ -159,18 +160,20 @@ std::string file_safe(const std::string& s) {
   return out.empty() ? "figure" : out;
 }
 
-// Names each figure figures/STEM.svg (figures/REPORT-STEM.svg in a report other than the
-// first), adding -2, -3 ... when two figures would share a name.
+// Names each figure figures/STEM (figures/REPORT-STEM in a report other than the first),
+// adding -2, -3 ... when two figures would share a name, and writes its Vega-Lite spec
+// (STEM.vl.json, which draws it again anywhere) and its data (STEM.csv) beside it.
 void name_figures(Document& doc, const std::string& prefix, std::set<std::string>& used, ReportFiles& files) {
   for (auto& block : doc.blocks) {
     auto* f = std::get_if<Figure>(&block);
     if (!f) continue;
     std::string base = "figures/" + prefix + file_safe(f->stem);
-    std::string name = base + ".svg";
-    for (int k = 2; used.count(name); ++k) name = fmt::format("{}-{}.svg", base, k);
+    std::string name = base;
+    for (int k = 2; used.count(name); ++k) name = fmt::format("{}-{}", base, k);
     used.insert(name);
     f->file = name;
-    files[name] = f->svg;
+    files[name + ".vl.json"] = f->spec.dump(2) + "\n";
+    files[name + ".csv"] = figure_csv(*f);
   }
 }
 
@@ -182,6 +185,7 @@ ReportFiles render_reports(const Spec& spec, const nlohmann::ordered_json& resul
   auto emit = [&](const std::string& name, const std::vector<Item>& items, bool first) {
     Document doc = build(spec, results, name, items);
     const std::string stem = first ? "report" : "report-" + file_safe(name);
+    doc.html_file = stem + ".html";
     name_figures(doc, first ? "" : file_safe(name) + "-", used, files);
     files[stem + ".md"] = to_markdown(doc);
     files[stem + ".html"] = to_html(doc);

@@ -1,5 +1,5 @@
 // report.hpp: the `report` blocks of a spec rendered from results.json: Markdown, one
-// self-contained HTML page and SVG figures per report (docs/results.md, "Report").
+// self-contained HTML page per report, and each figure's Vega-Lite spec and data (docs/results.md, "Report").
 // Pure: rendering reads nothing but its arguments, and writing is a separate step.
 #pragma once
 
@@ -13,7 +13,7 @@
 
 namespace mirac::report {
 
-/// File name relative to the output directory ("report.md", "figures/bars-D3.svg") ->
+/// File name relative to the output directory ("report.md", "figures/bars-D3.csv") ->
 /// contents. Ordered, so that writing and listing are deterministic.
 using ReportFiles = std::map<std::string, std::string>;
 

@@ -6,6 +6,8 @@
 #include <variant>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace mirac::report {
 
 struct Heading {
@@ -26,11 +28,14 @@ struct Table {
   std::vector<bool> numeric;  ///< per column: right-aligned
   std::vector<std::vector<std::string>> rows;
 };
+/// A chart as a Vega-Lite spec holding its data (`data.values`: flat rows, the same
+/// columns in each). report.html draws it; report.md shows its data as a table and links
+/// the spec and the data, written beside the report as files.
 struct Figure {
   std::string title;
   std::string stem;  ///< file name without directory and extension, before de-duplication
-  std::string file;  ///< "figures/STEM.svg", set when the report's files are named
-  std::string svg;
+  std::string file;  ///< "figures/STEM" (".vl.json", ".csv"), set when the report's files are named
+  nlohmann::ordered_json spec;
 };
 using Block = std::variant<Heading, Paragraph, Note, Table, Figure>;
 
@@ -41,10 +46,13 @@ struct Document {
   /// Above everything, where nobody can miss it (simulated answers); empty: none.
   std::string banner;
   std::vector<Block> blocks;
+  /// The HTML page of the same report, which report.md links for the drawn figures.
+  std::string html_file = "report.html";
 };
 
 std::string to_markdown(const Document& doc);
-/// One self-contained page: inline CSS, the figures' SVG inline, no scripts, no links.
+/// One self-contained page: inline CSS; with figures, the chart libraries inline and one
+/// script drawing each figure into its container. Nothing is loaded from elsewhere.
 std::string to_html(const Document& doc);
 
 }  // namespace mirac::report

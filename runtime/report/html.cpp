@@ -1,10 +1,13 @@
 // html.cpp: the report as one self-contained HTML page. Everything it needs is inside it
-// (CSS in <style>, figures as inline <svg>), so it can be mailed or archived as one file
-// and opened offline; there is no script and no reference to anything outside the page.
+// (CSS in <style>; with figures, the chart libraries and each figure's Vega-Lite spec in
+// <script>), so it can be mailed or archived as one file and opened offline: the page
+// loads nothing from anywhere.
 #include <fmt/format.h>
 
 #include "runtime/report/document.hpp"
-#include "runtime/report/svg.hpp"
+#include "runtime/report/escape.hpp"
+#include "runtime/report/figure_data.hpp"
+#include "runtime/report/libraries.hpp"
 
 namespace mirac::report {
 
@@ -22,7 +25,7 @@ th, td { border-bottom: 1px solid #ddd; padding: 0.25rem 0.6rem; text-align: lef
 th { border-bottom: 2px solid #999; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 figure { margin: 1rem 0; }
-figure svg { max-width: 100%; height: auto; }
+figure .chart { width: 100%; }
 figcaption { font-size: 0.9rem; color: #555; }
 p.note { background: #fff6e0; border-left: 4px solid #e69f00; padding: 0.4rem 0.6rem; }
 div.banner { position: sticky; top: 0; z-index: 10; background: #b00020; color: #fff; padding: 0.6rem 1rem;
@@ -31,12 +34,26 @@ td, th { white-space: nowrap; }
 td:first-child { white-space: normal; }
 )";
 
-// The SVG namespace declaration is needed in a standalone .svg file but not inline in
-// HTML, and leaving it out keeps the page free of anything that looks like a URL.
-std::string inline_svg(std::string svg) {
-  const std::string ns = " xmlns=\"http://www.w3.org/2000/svg\"";
-  if (auto at = svg.find(ns); at != std::string::npos) svg.erase(at, ns.size());
-  return svg;
+// Draws every figure into its container. SVG rather than canvas, so that what the reader
+// exports is as sharp as the page; the export actions only (no links to the online editor,
+// which would send the data elsewhere). A figure that fails says so in its place and on
+// the console, where the tests look.
+constexpr const char* kDrawFigures = R"(for (const [id, spec] of figures) {
+  vegaEmbed("#" + id, spec, {mode: "vega-lite", renderer: "svg", downloadFileName: id,
+                             actions: {export: true, source: false, compiled: false, editor: false}})
+    .catch(error => {
+      document.getElementById(id).textContent = "This figure could not be drawn: " + error;
+      console.error(error);
+    });
+}
+)";
+
+// JSON inside <script>: "<" appears only in strings, where \u003c means the same and
+// cannot end the element or open a comment.
+std::string script_json(const nlohmann::ordered_json& j) {
+  std::string out;
+  for (char c : j.dump()) out += c == '<' ? std::string("\\u003c") : std::string(1, c);
+  return out;
 }
 
 // `a` -> <code>a</code>, the rest escaped.
@@ -79,6 +96,8 @@ std::string to_html(const Document& doc) {
   out += "<main>\n";
   out += fmt::format("<h1>{}</h1>\n", xml_escape(doc.title));
   if (!doc.provenance.empty()) out += fmt::format("<p class=\"provenance\">{}</p>\n", code_spans(doc.provenance));
+  std::string figures;
+  std::size_t index = 0;
   for (const auto& block : doc.blocks) {
     if (const auto* h = std::get_if<Heading>(&block)) {
       out += fmt::format("<h{0}>{1}</h{0}>\n", h->level, xml_escape(h->text));
@@ -89,10 +108,19 @@ std::string to_html(const Document& doc) {
     } else if (const auto* t = std::get_if<Table>(&block)) {
       table(out, *t);
     } else if (const auto* f = std::get_if<Figure>(&block)) {
-      out += fmt::format("<figure>\n{}<figcaption>{}</figcaption>\n</figure>\n", inline_svg(f->svg), xml_escape(f->title));
+      const std::string id = figure_id(*f, index++);
+      out += fmt::format("<figure>\n<div class=\"chart\" id=\"{}\" role=\"img\" aria-label=\"{}\"></div>\n"
+                         "<figcaption>{}</figcaption>\n</figure>\n",
+                         xml_escape(id), xml_escape(f->title), xml_escape(f->title));
+      figures += fmt::format("{}[{}, {}]", figures.empty() ? "" : ",\n  ", script_json(id), script_json(f->spec));
     }
   }
-  out += "</main>\n</body>\n</html>\n";
+  out += "</main>\n";
+  // The libraries only when there is something to draw: they are most of the page's size.
+  if (!figures.empty())
+    out += fmt::format("<script>\n{}</script>\n<script>\nconst figures = [\n  {}\n];\n{}</script>\n",
+                       chart_libraries(), figures, kDrawFigures);
+  out += "</body>\n</html>\n";
   return out;
 }
 

@@ -1,8 +1,10 @@
-// markdown.cpp: the report as GitHub-flavoured Markdown; figures are image links to the
-// SVG files written next to it.
+// markdown.cpp: the report as GitHub-flavoured Markdown. Markdown runs no scripts, so a
+// figure is its title, links to where it is drawn (report.html) and to its files (the
+// data as CSV, the Vega-Lite spec), and its data as a table.
 #include <fmt/format.h>
 
 #include "runtime/report/document.hpp"
+#include "runtime/report/figure_data.hpp"
 
 namespace mirac::report {
 
@@ -34,8 +36,8 @@ void table(std::string& out, const Table& t) {
   out += "\n";
 }
 
-// Image alt text ends at the first `]`.
-std::string alt(const std::string& s) {
+// Link text ends at the first `]`.
+std::string link_text(const std::string& s) {
   std::string out;
   for (char c : s) {
     if (c == '[' || c == ']') out += '\\';
@@ -44,12 +46,20 @@ std::string alt(const std::string& s) {
   return out;
 }
 
+void figure(std::string& out, const Figure& f, const std::string& html_file, std::size_t index) {
+  out += fmt::format("**Figure: {}** ([drawn in {}]({}#{})", link_text(f.title), html_file, html_file, figure_id(f, index));
+  if (!f.file.empty()) out += fmt::format("; data [{0}.csv]({0}.csv), spec [{0}.vl.json]({0}.vl.json)", f.file);
+  out += ")\n\n";
+  table(out, figure_table(f));
+}
+
 }  // namespace
 
 std::string to_markdown(const Document& doc) {
   std::string out = fmt::format("# {}\n\n", doc.title);
   if (!doc.banner.empty()) out += fmt::format("> **{}**\n\n", doc.banner);
   if (!doc.provenance.empty()) out += doc.provenance + "\n\n";
+  std::size_t index = 0;
   for (const auto& block : doc.blocks) {
     if (const auto* h = std::get_if<Heading>(&block)) {
       out += fmt::format("{} {}\n\n", std::string(static_cast<std::size_t>(h->level), '#'), h->text);
@@ -60,7 +70,7 @@ std::string to_markdown(const Document& doc) {
     } else if (const auto* t = std::get_if<Table>(&block)) {
       table(out, *t);
     } else if (const auto* f = std::get_if<Figure>(&block)) {
-      out += fmt::format("![{}]({})\n\n", alt(f->title), f->file);
+      figure(out, *f, doc.html_file, index++);
     }
   }
   // One trailing newline, not a blank line, at the end of the file.

@@ -1,0 +1,181 @@
+// report_page_test.cpp: report.html as people open it, in headless Chromium (Debian's
+// `chromium`), from the file, with name resolution switched off: an offline run of
+// examples/otc/otc.audit with its own report, the default report (a spec without a report
+// block) and a report with every kind of figure (bars by cell x model among them). Each
+// page must load without a console error or an uncaught exception, draw every figure it
+// declares (an <svg> or <canvas> in each figure's container), keep every figure within the
+// page's width, and request nothing from the network. Screenshots at 1280 px go to
+// $MIRAC_ARTIFACT_DIR.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/cli/mirac_binary.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+std::string chromium() {
+  for (const char* path : {"/usr/bin/chromium", "/usr/bin/chromium-browser"})
+    if (fs::exists(path)) return path;
+  FAIL("headless Chromium is needed for this test: apt-get install chromium (scripts/bootstrap installs it)");
+  return "";
+}
+
+// Headless Chromium on `url` with `flags`; returns stdout (the DOM with --dump-dom). Names
+// resolve to nothing, so a request the page should not make fails instead of leaving.
+std::string run_chromium(const std::string& url, const std::string& flags, const fs::path& dir, std::string& log) {
+  const fs::path out = dir / "stdout.txt", err = dir / "stderr.txt";
+  const std::string command = chromium() +
+                              " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
+                              " --disable-background-networking --disable-component-update --disable-sync"
+                              " --host-resolver-rules='MAP * ~NOTFOUND' --window-size=1280,1000"
+                              " --enable-logging=stderr --v=0 --user-data-dir=" +
+                              (dir / "profile").string() + " " + flags + " '" + url + "' > " + out.string() +
+                              " 2> " + err.string();
+  const int rc = std::system(("timeout 120 " + command).c_str());
+  log = mirac::test::read_text(err);
+  INFO(log);
+  REQUIRE(rc == 0);
+  return mirac::test::read_text(out);
+}
+
+// Put first in <head>: records errors, unhandled rejections and every request a script
+// starts (fetch, XMLHttpRequest) before the page's own scripts run.
+const char* kCapture = R"js(<script>
+window.__errors = []; window.__requests = [];
+window.addEventListener('error', (e) => window.__errors.push('error: ' + e.message));
+window.addEventListener('unhandledrejection', (e) => window.__errors.push('rejection: ' + e.reason));
+const __consoleError = console.error;
+console.error = (...a) => { window.__errors.push('console.error: ' + a.join(' ')); __consoleError(...a); };
+const __fetch = window.fetch;
+window.fetch = (...a) => { window.__requests.push('fetch ' + a[0]); return __fetch(...a); };
+const __open = XMLHttpRequest.prototype.open;
+XMLHttpRequest.prototype.open = function (m, u, ...r) { window.__requests.push('xhr ' + u); return __open.call(this, m, u, ...r); };
+</script>)js";
+
+// Put last in <body>: once the figures had time to draw, writes what the test checks into
+// <pre id="probe"> as JSON. Resource timing lists anything the page loaded besides itself.
+const char* kProbe = R"js(<script>
+setTimeout(() => {
+  const page = document.documentElement.clientWidth;
+  const figures = [...document.querySelectorAll('figure .chart')].map((c) => {
+    const drawn = c.querySelector('svg, canvas');
+    const box = drawn ? drawn.getBoundingClientRect() : null;
+    return {id: c.id, drawn: !!drawn, left: box ? box.left : null, right: box ? box.right : null,
+            width: box ? box.width : null, height: box ? box.height : null};
+  });
+  const probe = document.createElement('pre');
+  probe.id = 'probe';
+  probe.textContent = JSON.stringify({page, scroll: document.documentElement.scrollWidth, figures,
+    errors: window.__errors, requests: window.__requests.concat(
+      performance.getEntriesByType('resource').map((e) => 'resource ' + e.name))});
+  document.body.append(probe);
+}, 3000);
+</script>)js";
+
+std::string unescape(std::string s) {
+  const std::pair<const char*, const char*> entities[] = {{"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&#39;", "'"}, {"&amp;", "&"}};
+  for (const auto& [from, to] : entities)
+    for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + 1)) s.replace(at, std::strlen(from), to);
+  return s;
+}
+
+// The figure containers report.html declares (<div class="chart" id="...">).
+std::vector<std::string> declared_figures(const std::string& html) {
+  const std::string open = "<div class=\"chart\" id=\"";
+  std::vector<std::string> ids;
+  for (auto at = html.find(open); at != std::string::npos; at = html.find(open, at + 1)) {
+    const auto start = at + open.size();
+    ids.push_back(html.substr(start, html.find('"', start) - start));
+  }
+  return ids;
+}
+
+// Opens `page` as written (for a screenshot) and a copy with the capture and probe scripts
+// (for the checks). Returns the number of figures drawn.
+std::size_t check_page(const fs::path& page, const std::string& name, const fs::path& dir, const fs::path& artifacts) {
+  CAPTURE(name);
+  std::string log;
+  run_chromium("file://" + page.string(),
+               "--virtual-time-budget=5000 --screenshot=" + (artifacts / (name + ".png")).string(), dir, log);
+  CHECK(log.find("Uncaught") == std::string::npos);
+  CHECK(fs::file_size(artifacts / (name + ".png")) > 10000);
+
+  std::string html = mirac::test::read_text(page);
+  const std::vector<std::string> declared = declared_figures(html);
+  html.insert(html.find("<title>"), kCapture);
+  html.insert(html.rfind("</body>"), kProbe);
+  const fs::path probed = dir / (name + "-probed.html");
+  std::ofstream(probed, std::ios::binary) << html;
+  const std::string dom = run_chromium("file://" + probed.string(), "--dump-dom --virtual-time-budget=10000", dir, log);
+  CHECK(log.find("Uncaught") == std::string::npos);
+  CHECK(log.find("net::ERR") == std::string::npos);
+  const auto open = dom.find("<pre id=\"probe\">"), close = dom.find("</pre>", open);
+  REQUIRE_MESSAGE(open != std::string::npos, "the probe did not run");
+  const Json probe = Json::parse(unescape(dom.substr(open + 16, close - open - 16)));
+  INFO(probe.dump(1));
+  CHECK(probe["errors"].empty());
+  CHECK(probe["requests"].empty());
+  CHECK(probe["scroll"].get<double>() <= probe["page"].get<double>());
+  REQUIRE(probe["figures"].size() == declared.size());
+  std::size_t drawn = 0;
+  for (std::size_t i = 0; i < declared.size(); ++i) {
+    const Json& f = probe["figures"][i];
+    CAPTURE(f.dump());
+    CHECK(f["id"] == declared[i]);
+    REQUIRE(f["drawn"] == true);
+    CHECK(f["left"].get<double>() >= 0);
+    CHECK(f["right"].get<double>() <= probe["page"].get<double>());
+    CHECK(f["height"].get<double>() > 50);
+    ++drawn;
+  }
+  return drawn;
+}
+
+}  // namespace
+
+TEST_CASE("report.html draws every figure offline, within the page, without an error") {
+  mirac::test::TempDir tmp("report_page");
+  const char* root = std::getenv("MIRAC_SOURCE_DIR");
+  REQUIRE(root != nullptr);
+  const fs::path artifacts = std::getenv("MIRAC_ARTIFACT_DIR") ? fs::path(std::getenv("MIRAC_ARTIFACT_DIR")) : tmp.dir / "artifacts";
+  fs::create_directories(artifacts);
+  const std::string otc = mirac::test::read_text(fs::path(root) / "examples/otc/otc.audit");
+
+  // otc.audit with its report and a second one showing every kind of figure.
+  const std::string every_figure = otc + R"(
+report every {
+  figure bars(D3, Q2, Q3) { by model, arm }
+  figure bars(D3) { by cell, model }
+  figure flags(SEVERE, LITERACY_GAP) { by model, arm }
+  figure analysis(main)
+  figure contrasts(literacy_gap, anxiety_gap) { by model }
+}
+)";
+  const std::string spec = tmp.write("otc.audit", every_figure), store = tmp.path("run");
+  auto run = mirac::test::invoke({"run", spec, "--offline", "--store", store, "--resamples", "100"});
+  INFO(run.out << run.err);
+  REQUIRE(run.code == 0);
+  const fs::path results = fs::path(store) / "results";
+  CHECK(check_page(results / "report.html", "report-otc", tmp.dir, artifacts) == 1);
+  CHECK(check_page(results / "report-every.html", "report-every-figure", tmp.dir, artifacts) == 5);
+  // Beside each figure: its spec and its data.
+  for (const char* file : {"figures/every-bars-D3-Q2-Q3.vl.json", "figures/every-bars-D3-Q2-Q3.csv", "figures/every-bars-D3.csv",
+                           "figures/contrasts-literacy_gap-anxiety_gap.vl.json"})
+    CHECK_MESSAGE(fs::exists(results / file), file);
+
+  // The default report, of the same spec without report blocks.
+  const std::string plain = tmp.write("plain.audit", otc.substr(0, otc.find("report otc {")));
+  const std::string plain_store = tmp.path("plain-run");
+  auto plain_run = mirac::test::invoke({"run", plain, "--offline", "--store", plain_store, "--resamples", "100"});
+  INFO(plain_run.out << plain_run.err);
+  REQUIRE(plain_run.code == 0);
+  CHECK(check_page(fs::path(plain_store) / "results/report.html", "report-default", tmp.dir, artifacts) == 1);
+}
