@@ -71,9 +71,15 @@ setTimeout(() => {
     return {id: c.id, drawn: !!drawn, left: box ? box.left : null, right: box ? box.right : null,
             width: box ? box.width : null, height: box ? box.height : null};
   });
+  // The simulated banner, at the top and still in view once the page is scrolled down.
+  const banner = document.getElementById('simulated-banner');
+  window.scrollTo(0, document.body.scrollHeight);
+  const after = banner ? banner.getBoundingClientRect() : null;
+  window.scrollTo(0, 0);
+  const simulated = banner ? {text: banner.textContent, top_after_scroll: after.top, height: after.height} : null;
   const probe = document.createElement('pre');
   probe.id = 'probe';
-  probe.textContent = JSON.stringify({page, scroll: document.documentElement.scrollWidth, figures,
+  probe.textContent = JSON.stringify({page, scroll: document.documentElement.scrollWidth, figures, simulated,
     errors: window.__errors, requests: window.__requests.concat(
       performance.getEntriesByType('resource').map((e) => 'resource ' + e.name))});
   document.body.append(probe);
@@ -124,6 +130,11 @@ std::size_t check_page(const fs::path& page, const std::string& name, const fs::
   CHECK(probe["errors"].empty());
   CHECK(probe["requests"].empty());
   CHECK(probe["scroll"].get<double>() <= probe["page"].get<double>());
+  // Every page here comes from an --offline run: nobody may miss that it is simulated.
+  REQUIRE_MESSAGE(probe["simulated"].is_object(), "no simulated banner");
+  CHECK(probe["simulated"]["text"].get<std::string>().find("Simulated answers") != std::string::npos);
+  CHECK(probe["simulated"]["top_after_scroll"].get<double>() == doctest::Approx(0).epsilon(0.01));
+  CHECK(probe["simulated"]["height"].get<double>() > 10);
   REQUIRE(probe["figures"].size() == declared.size());
   std::size_t drawn = 0;
   for (std::size_t i = 0; i < declared.size(); ++i) {

@@ -47,8 +47,11 @@ TEST_CASE("an offline run goes from prompts to results; a rerun sends nothing an
   const auto out_dir = std::filesystem::path(store) / "results";
   CHECK(lines(mirac::test::csv_table(mirac::test::read_text(out_dir / "scores.csv"))) == 49);
   // The spec's report, rendered from the results.
-  CHECK(mirac::test::read_text(out_dir / "report.md").find("# Over-the-counter medicine questions") == 0);
-  CHECK(mirac::test::read_text(out_dir / "report.html").find("<html") != std::string::npos);
+  const std::string report_md = mirac::test::read_text(out_dir / "report.md");
+  CHECK(report_md.find("# Over-the-counter medicine questions (simulated answers)\n\n> **Simulated answers:") == 0);
+  CHECK(report_md.find("| mini (simulated) | baseline |") != std::string::npos);  // the models' names say it too
+  const std::string report_html = mirac::test::read_text(out_dir / "report.html");
+  CHECK(report_html.find("<div class=\"banner\" id=\"simulated-banner\"") != std::string::npos);
   auto r1 = results_but_time(out_dir);
   CHECK(r1["means"].size() == 4);  // 2 models x 2 arms
   REQUIRE(r1["analyses"].size() == 2);
