@@ -28,8 +28,8 @@ input.narrow { width: 70px; min-width: 0; }
 #error { color: var(--bad); padding: 0 16px; white-space: pre-wrap; }
 #warnings { color: #8a5a00; padding: 0 16px; }
 main { display: flex; min-height: 70vh; }
-#list { flex: 1 1 55%; overflow: auto; padding: 8px 16px; }
-#detail { flex: 1 1 45%; border-left: 1px solid var(--line); padding: 8px 16px; overflow: auto; max-height: 85vh; }
+#list { flex: 1 1 62%; min-width: 0; overflow: auto; padding: 8px 16px; }
+#detail { flex: 0 0 38%; border-left: 1px solid var(--line); padding: 8px 16px; overflow: auto; max-height: 85vh; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: 3px 6px; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-size: 12px; color: var(--muted); font-weight: 600; position: sticky; top: 0; background: #fff; }
@@ -37,7 +37,8 @@ tbody tr { cursor: pointer; }
 tbody tr:hover { background: #eef4fb; }
 tbody tr.selected { background: #dcEAF9; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
-td.snippet { color: var(--muted); max-width: 380px; }
+td.snippet { color: var(--muted); min-width: 300px; max-width: 460px; }
+td.snippet div { max-height: 2.9em; overflow: hidden; }
 .flag { display: inline-block; font-size: 11px; padding: 0 5px; border-radius: 3px; background: #fde7e9; color: var(--bad); margin-right: 3px; }
 .pager { display: flex; gap: 10px; align-items: center; padding: 8px 0; }
 .text { white-space: pre-wrap; background: var(--bg); border: 1px solid var(--line); border-radius: 4px; padding: 8px; }
@@ -51,6 +52,7 @@ h3 { font-size: 13px; margin: 10px 0 4px; color: var(--muted); }
 .side { padding: 8px 10px; min-width: 0; }
 .side + .side { border-left: 1px solid var(--line); }
 .diff.neg { color: var(--bad); } .diff.pos { color: var(--good); }
+.pair-head .diff { margin-right: 8px; }
 .hidden { display: none !important; }
 </style>
 </head>
@@ -211,7 +213,7 @@ async function loadAnswers() {
     for (const f of m.factors) tr.append(el('td', {}, r.levels[f.name]));
     tr.append(el('td', {}, r.status), el('td', {}, r.judge));
     for (const d of m.dims) tr.append(el('td', { class: 'num' }, fmt(r.scores[d])));
-    tr.append(el('td', {}, ...r.flags.map((f) => el('span', { class: 'flag' }, f))), el('td', { class: 'snippet' }, r.snippet));
+    tr.append(el('td', {}, ...r.flags.map((f) => el('span', { class: 'flag' }, f))), el('td', { class: 'snippet' }, el('div', {}, r.snippet)));
     body.append(tr);
   }
   const last = Math.min(page.offset + page.rows.length, page.total);
