@@ -59,12 +59,13 @@ int serve(const ViewOptions& o, std::ostream& out, std::ostream& err) {
                        o.host);
   err << fmt::format("mirac view: {} requests, {} in {:.1f} s\n", index->rows().size(),
                      index->rater().empty() ? std::string("no judge") : "scores of " + index->rater(), seconds);
+  // The server runs on its own thread; this one waits for SIGINT or SIGTERM, then stops it
+  // (answers in flight finish, no new connection is taken) and the command returns. The
+  // handlers are in place before the URL is printed, so a signal right after it still stops
+  // the server cleanly.
+  InterruptGuard guard;
   const std::string shown = o.host.find(':') != std::string::npos ? "[" + o.host + "]" : o.host;
   out << fmt::format("mirac view: http://{}:{}/ (Ctrl-C to stop)", shown, port) << std::endl;
-
-  // The server runs on its own thread; this one waits for SIGINT or SIGTERM, then stops it
-  // (answers in flight finish, no new connection is taken) and the command returns.
-  InterruptGuard guard;
   std::atomic<bool> listening_ended{false};
   std::thread listener([&server, &listening_ended] {
     server.listen_after_bind();
