@@ -56,6 +56,7 @@ std::map<std::string, std::vector<std::string>> allowed() {
   a["engine/transfer/"] = phases;
   a["engine/rewrite/"] = phases;
   a["engine/annotate/"] = with({"engine/analyze/"}, phases);
+  a["engine/view/"] = phases;  // mirac view: the answers and scores in the store, browsed
   a["engine/audit."] = with({"engine/"}, below);
   // The command line, over everything.
   a["cli/"] = with({"engine/"}, below);

@@ -1,0 +1,83 @@
+#include "cli/view_server.hpp"
+
+#include <string>
+
+#include "engine/view/json.hpp"
+#include "engine/view/page.hpp"
+#include "interpreter/eval.hpp"
+
+namespace mirac::cli {
+
+namespace {
+
+using view::Json;
+
+// JSON as the page reads it: UTF-8 as is; bytes that are not UTF-8 become U+FFFD.
+void send_json(httplib::Response& res, const Json& body, int status = 200) {
+  res.status = status;
+  res.set_header("Cache-Control", "no-store");
+  res.set_content(body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json; charset=utf-8");
+}
+
+void send_error(httplib::Response& res, const std::string& message, int status = 400) {
+  send_json(res, Json{{"error", message}}, status);
+}
+
+// The last value of each query parameter (a repeated one keeps the last, as a form sends).
+view::Params params_of(const httplib::Request& req) {
+  view::Params out;
+  for (const auto& [k, v] : req.params) out[k] = v;
+  return out;
+}
+
+constexpr std::size_t kMaxPage = 1000;
+
+}  // namespace
+
+void add_view_routes(httplib::Server& server, const view::AnswerIndex& index, const std::filesystem::path& results_dir) {
+  const bool has_report = std::filesystem::exists(results_dir / "report.html");
+  server.Get("/", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content(std::string(view::page_html()), "text/html; charset=utf-8");
+  });
+  server.Get("/api/meta", [&index, has_report](const httplib::Request&, httplib::Response& res) {
+    send_json(res, view::meta_json(index, has_report));
+  });
+  server.Get("/api/answers", [&index](const httplib::Request& req, httplib::Response& res) {
+    const view::Params params = params_of(req);
+    std::string error;
+    const view::Filter filter = view::parse_filter(index, params, error);
+    const std::size_t offset = view::page_param(params, "offset", 0, index.rows().size(), error);
+    const std::size_t limit = view::page_param(params, "limit", 50, kMaxPage, error);
+    if (!error.empty()) return send_error(res, error);
+    send_json(res, view::answers_json(index, view::filter_rows(index, filter), offset, limit));
+  });
+  server.Get(R"(/api/answer/(\d+))", [&index](const httplib::Request& req, httplib::Response& res) {
+    const std::string id = req.matches[1];
+    if (id.size() > 12 || std::stoull(id) >= index.rows().size())
+      return send_error(res, "no answer " + id + " (ids run from 0 to " + std::to_string(index.rows().size()) + " - 1)", 404);
+    send_json(res, view::answer_json(index, index.rows()[std::stoull(id)]));
+  });
+  server.Get("/api/pairs", [&index](const httplib::Request& req, httplib::Response& res) {
+    const view::Params params = params_of(req);
+    std::string error;
+    const view::PairQuery query = view::parse_pairs(index, params, error);
+    const std::size_t offset = view::page_param(params, "offset", 0, index.rows().size(), error);
+    const std::size_t limit = view::page_param(params, "limit", 20, kMaxPage, error);
+    if (!error.empty()) return send_error(res, error);
+    try {
+      send_json(res, view::pairs_json(index, query, view::find_pairs(index, query), offset, limit));
+    } catch (const EvalError& e) {
+      send_error(res, std::string("the flag's condition cannot be evaluated: ") + e.what(), 422);
+    }
+  });
+  if (has_report) {
+    server.set_mount_point("/report/", results_dir.string());
+    server.Get("/report", [](const httplib::Request&, httplib::Response& res) { res.set_redirect("/report/report.html"); });
+  } else {
+    server.Get("/report", [results_dir](const httplib::Request&, httplib::Response& res) {
+      send_error(res, "no report yet at " + (results_dir / "report.html").string() + " (`mirac analyze` writes it)", 404);
+    });
+  }
+}
+
+}  // namespace mirac::cli

@@ -1,0 +1,32 @@
+// pairs.hpp: matched pairs for `mirac view`: the two answers that differ in one factor
+// only (same seed, model, arm and every other factor), as the spec's pair flags and paired
+// analyses match them (engine/analyze/flags.cpp); and whether a pair flag fires on a pair,
+// evaluated by the same condition code (interpreter/row_scope) the analyses use.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/view/index.hpp"
+
+namespace mirac::view {
+
+struct MatchedRows {
+  std::vector<std::pair<std::size_t, std::size_t>> pairs;  ///< (side a, side b) indices into rows()
+  std::size_t unmatched = 0;   ///< keys with an answer on one side only
+  std::size_t duplicates = 0;  ///< keys with more than one answer on a side: left out, as flags.cpp does
+};
+
+/// Pairs the rows among `candidates` (indices into index.rows(), in order) whose level of
+/// `factor` is `a` with those where it is `b` and everything else is equal, in the order
+/// of their side-a rows.
+MatchedRows match_rows(const AnswerIndex& index, const std::vector<std::size_t>& candidates, int factor, int a, int b);
+
+/// Whether the pair flag `flag` (an index into spec.flags) fires on rows `a` and `b`:
+/// false unless both are scored. Throws EvalError when its condition cannot be evaluated.
+bool pair_flag_fires(const AnswerIndex& index, std::size_t flag, const AnswerRow& a, const AnswerRow& b);
+
+/// Whether the unit flag `flag` holds on `row`: false unless it is scored. Throws EvalError.
+bool unit_flag_holds(const AnswerIndex& index, std::size_t flag, const AnswerRow& row);
+
+}  // namespace mirac::view
