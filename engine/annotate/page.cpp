@@ -14,6 +14,7 @@ namespace {
 
 constexpr const char* kStyle = R"css(
 body { font: 15px/1.45 system-ui, sans-serif; margin: 0; color: #1d2228; background: #f6f7f9; }
+#simulated-banner { background: #b00020; color: #fff; padding: 8px 18px; font-weight: bold; text-align: center; }
 header { background: #1d2f45; color: #fff; padding: 10px 18px; display: flex; gap: 18px; align-items: center; flex-wrap: wrap; }
 header h1 { font-size: 17px; margin: 0; font-weight: 600; }
 header .progress { margin-left: auto; }
@@ -154,6 +155,9 @@ std::string annotation_page(const nlohmann::ordered_json& data) {
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
                      report::xml_escape(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
+  if (data.value("simulated", false))
+    html += "<div id=\"simulated-banner\" role=\"alert\">Simulated answers: mirac's offline provider wrote every "
+            "answer below. Nothing here is a finding about any real model.</div>\n";
   html += "<header><h1>" + report::xml_escape(title) +
           "</h1><span id=\"position\"></span><span id=\"progress\" class=\"progress\"></span></header>\n"
           "<main>\n<div>\n<section><h2>Prompt</h2><div id=\"prompt\" class=\"text\"></div></section>\n"

@@ -147,7 +147,11 @@ nlohmann::ordered_json annotation_data(const Audit& audit, Store& store, const A
                      {"answer", answer ? answer->text : ""},
                      {"checklist", checklist == spec.checklists.end() ? nlohmann::ordered_json(nullptr) : checklist->second}});
   }
-  return {{"spec", spec.name}, {"title", spec.title}, {"scale", {lo, hi}}, {"dims", dims}, {"items", items}};
+  // People scoring simulated answers should know they are practising, not annotating.
+  bool simulated = false;
+  for (const auto& m : spec.models) simulated = simulated || m.provider == "offline";
+  return {{"spec", spec.name}, {"title", spec.title}, {"simulated", simulated}, {"scale", {lo, hi}}, {"dims", dims},
+          {"items", items}};
 }
 
 }  // namespace mirac

@@ -63,6 +63,10 @@ Json meta_json(const AnswerIndex& index, bool has_report) {
   j["spec"] = spec.name;
   j["title"] = spec.title;
   j["rater"] = index.rater();
+  // Answers from the built-in offline provider are simulated: the page says so above all else.
+  bool simulated = false;
+  for (const auto& m : spec.models) simulated = simulated || m.provider == "offline";
+  j["simulated"] = simulated;
   j["dims"] = index.dims();
   Json models = Json::array(), arms = Json::array(), factors = Json::array(), flags = Json::array();
   for (const auto& m : spec.models) models.push_back(m.name);

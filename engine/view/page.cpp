@@ -26,6 +26,7 @@ label { display: flex; flex-direction: column; font-size: 12px; color: var(--mut
 select, input { font: inherit; padding: 3px 6px; border: 1px solid var(--line); border-radius: 4px; min-width: 90px; }
 input.narrow { width: 70px; min-width: 0; }
 #error { color: var(--bad); padding: 0 16px; white-space: pre-wrap; }
+#simulated-banner { position: sticky; top: 0; z-index: 10; background: #b00020; color: #fff; padding: 8px 16px; font-weight: bold; text-align: center; }
 #warnings { color: #8a5a00; padding: 0 16px; }
 main { display: flex; min-height: 70vh; }
 #list { flex: 1 1 62%; min-width: 0; overflow: auto; padding: 8px 16px; }
@@ -57,6 +58,7 @@ h3 { font-size: 13px; margin: 10px 0 4px; color: var(--muted); }
 </style>
 </head>
 <body>
+<div id="simulated-banner" role="alert" class="hidden">Simulated answers: mirac's offline provider wrote every answer and its heuristic judge scored them. Nothing here is a finding about any real model.</div>
 <header>
   <h1 id="title">mirac view</h1>
   <span class="counts" id="counts"></span>
@@ -312,6 +314,7 @@ async function start() {
   $('counts').textContent = `${m.requests} requests · ${m.answers} answers · ${m.scored} scored` + (m.rater ? ` by ${m.rater}` : '');
   $('warnings').textContent = m.warnings.join('\n');
   if (m.has_report) $('report-link').classList.remove('hidden');
+  if (m.simulated) $('simulated-banner').classList.remove('hidden');
   // The URL's query is the state: filters, and with view=pairs the pairing.
   const params = new URLSearchParams(location.search);
   const pairKeys = ['factor', 'a', 'b', 'dim', 'min_diff'];

@@ -130,6 +130,7 @@ TEST_CASE("the annotation page loads, takes scores, saves a sheet that imports, 
   const std::string dom = run_chromium("file://" + page.string(), "--dump-dom --virtual-time-budget=3000", tmp.dir, log);
   CHECK(log.find("Uncaught") == std::string::npos);
   CHECK(dom.find("Answer 1 of 12") != std::string::npos);
+  CHECK(dom.find("<div id=\"simulated-banner\" role=\"alert\">Simulated answers") != std::string::npos);  // an offline store
   CHECK(dom.find("0 of 12 complete") != std::string::npos);
   CHECK(dom.find("data-value=\"N/A\"") != std::string::npos);  // D2 may be N/A under the MIRA rubric
 

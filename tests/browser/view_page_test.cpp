@@ -79,6 +79,8 @@ TEST_CASE("the mirac view page lists answers and shows a pair side by side, with
   CHECK(page_errors(answers).empty());
   CHECK(answers.find("1–48 of 48 answers") != std::string::npos);
   CHECK(count(answers, "<tr data-id=") == 48);
+  // An offline store: the banner is shown, not hidden.
+  CHECK(answers.find("<div id=\"simulated-banner\" role=\"alert\" class=\"\">Simulated answers") != std::string::npos);
   const std::string mini = run_chromium(server.url() + "/?model=mini", "--dump-dom --virtual-time-budget=5000", tmp.dir, log);
   check_console_clean(log);
   CHECK(count(mini, "<tr data-id=") == 24);
