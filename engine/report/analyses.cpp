@@ -27,10 +27,19 @@ std::string spec_where(const Spec& spec, const std::string& name) {
   return "";
 }
 
-std::string values_label(const Json* obj) {
+// "condition: A vs B" with the levels' labels: "condition: authoritative (A) vs baseline (B)".
+std::string compare_label(const Spec& spec, const std::string& compare) {
+  const auto colon = compare.find(": "), vs = compare.find(" vs ");
+  if (colon == std::string::npos || vs == std::string::npos || vs < colon) return compare;
+  const std::string factor = compare.substr(0, colon);
+  return fmt::format("{}: {} vs {}", factor, level_label(spec, factor, compare.substr(colon + 2, vs - colon - 2)),
+                     level_label(spec, factor, compare.substr(vs + 4)));
+}
+
+std::string values_label(const Spec& spec, const Json* obj) {
   if (!obj || !obj->is_object() || obj->empty()) return "all";
   std::vector<std::string> values;
-  for (const auto& [k, v] : obj->items()) values.push_back(text(&v));
+  for (const auto& [k, v] : obj->items()) values.push_back(level_label(spec, k, text(&v)));
   return fmt::format("{}", fmt::join(values, " / "));
 }
 
@@ -88,7 +97,8 @@ void lmm(const Context& ctx, const Item& item, const Json& a, std::vector<Block>
   t.numeric = {false, true, true, true, true, true, true};
   if (fixed_list && fixed_list->is_array())
     for (const auto& f : *fixed_list)
-      t.rows.push_back({text(member(&f, "term")), estimate(number(member(&f, "estimate"))), estimate(number(member(&f, "se"))),
+      t.rows.push_back({term_label(ctx.spec, text(member(&f, "term"))), estimate(number(member(&f, "estimate"))),
+                        estimate(number(member(&f, "se"))),
                         fixed(number(member(&f, "z")), 2), p_value(number(member(&f, "p_normal"))),
                         fixed(number(member(&f, "df")), 1), p_value(number(member(&f, "p_satterthwaite")))});
   out.push_back(std::move(t));
@@ -124,7 +134,7 @@ std::vector<std::string> summary_header(bool with_dz) {
   return h;
 }
 
-void wilcoxon(const Item& item, const Json& a, std::vector<Block>& out) {
+void wilcoxon(const Spec& spec, const Item& item, const Json& a, std::vector<Block>& out) {
   const std::string name = text(member(&a, "name"));
   const bool with_dz = text(member(&a, "effect")) != "none";
   Table t;
@@ -139,7 +149,8 @@ void wilcoxon(const Item& item, const Json& a, std::vector<Block>& out) {
   double duplicates = 0;
   if (const Json* tests = member(&a, "tests"); tests && tests->is_array())
     for (const auto& test : *tests) {
-      std::vector<std::string> row = {text(member(&test, "compare")), values_label(member(&test, "within")),
+      std::vector<std::string> row = {compare_label(spec, text(member(&test, "compare"))),
+                                      values_label(spec, member(&test, "within")),
                                       text(member(&test, "dimension"))};
       std::vector<std::string> cells = summary_cells(test, with_dz);
       if (member(&test, "error")) {
@@ -246,7 +257,7 @@ void analyses_item(const Context& ctx, const Item& item, std::vector<Block>& out
     if (item.kind == "figure" && kind != "lmm")
       out.push_back(Note{fmt::format("A {} analysis has no figure; analysis {} is shown as a table.", kind, name)});
     if (kind == "lmm") lmm(ctx, item, *a, out);
-    else if (kind == "wilcoxon") wilcoxon(item, *a, out);
+    else if (kind == "wilcoxon") wilcoxon(ctx.spec, item, *a, out);
     else if (kind == "paired") paired(item, *a, out);
     else if (kind == "spearman") spearman(item, *a, out);
     else if (kind == "agreement") agreement_table(item, *a, out);

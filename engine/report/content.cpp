@@ -143,6 +143,21 @@ std::string where_suffix(const Item& item) { return item.where ? " where " + exp
 
 std::string join_by(const std::vector<std::string>& by) { return fmt::format("{}", fmt::join(by, " × ")); }
 
+std::string term_label(const Spec& spec, const std::string& term) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (start <= term.size()) {
+    std::size_t colon = term.find(':', start);
+    if (colon == std::string::npos) colon = term.size();
+    std::string part = term.substr(start, colon - start);
+    if (auto eq = part.find('='); eq != std::string::npos && eq > 0)
+      part = part.substr(0, eq) + " = " + level_label(spec, part.substr(0, eq), part.substr(eq + 1));
+    parts.push_back(std::move(part));
+    start = colon + 1;
+  }
+  return fmt::format("{}", fmt::join(parts, " × "));
+}
+
 std::string level_label(const Spec& spec, const std::string& factor, const std::string& level) {
   const int f = spec.factor_index(factor);
   if (f < 0) return level;

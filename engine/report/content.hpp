@@ -67,6 +67,10 @@ std::string where_suffix(const Item& item);
 /// A factor level as the spec labels it: "Chinese (zh)"; the name alone when it has no
 /// label, and `level` as given when `factor` is not a factor of the spec.
 std::string level_label(const Spec& spec, const std::string& factor, const std::string& level);
+/// An lmm term as people read it: "language=zh:hls=low" (results.json's name of the
+/// design-matrix column) becomes "language = Chinese (zh) × hls = low health literacy
+/// (low)"; other variables (model, a seed field) read "model = local".
+std::string term_label(const Spec& spec, const std::string& term);
 /// "model × arm" for a list of variables.
 std::string join_by(const std::vector<std::string>& by);
 

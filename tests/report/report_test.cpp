@@ -1,8 +1,8 @@
 // report_test.cpp: the report renderer on examples/otc/otc.audit and results.json from the
 // real analysis of a synthetic score table. Golden files under tests/report/golden/ hold
 // the rendered Markdown and HTML (with the inlined chart libraries replaced by a marker)
-// and each figure's Vega-Lite spec and CSV data; MIRAC_UPDATE_GOLDEN=1 rewrites them
-// instead of comparing (then review the diff).
+// and each figure's Vega-Lite spec and CSV data, and the results.json they come from;
+// MIRAC_UPDATE_GOLDEN=1 rewrites them instead of comparing (then review the diff).
 #include <doctest/doctest.h>
 
 #include <regex>
@@ -129,12 +129,19 @@ std::string tag_balance(const std::string& doc) {
 
 }  // namespace
 
-TEST_CASE("report of otc.audit and a second report match the golden files") {
+TEST_CASE("results.json and the reports of otc.audit and a second report match the golden files") {
   const Fixture& f = two_reports();
   ReportFiles files = render_reports(f.c->spec, f.results);
   const fs::path golden = source_dir() / "tests/report/golden";
   for (auto& [name, text] : files)
     if (name.ends_with(".html")) text = without_libraries(text);
+  // results.json beside them: the numbers the reports are rendered from, with the fixture's
+  // temporary directory named by a placeholder.
+  std::string results = f.results.dump(2) + "\n";
+  const std::string spec_dir = (fs::temp_directory_path() / "mirac_report_test_otc_two").string();
+  for (auto at = results.find(spec_dir); at != std::string::npos; at = results.find(spec_dir, at))
+    results.replace(at, spec_dir.size(), "SPEC_DIR");
+  files["results.json"] = results;
   if (std::getenv("MIRAC_UPDATE_GOLDEN")) {
     fs::remove_all(golden);
     REQUIRE(mirac::report::write_reports(files, golden) == "");
