@@ -202,7 +202,26 @@ ReportFiles render_reports(const Spec& spec, const nlohmann::ordered_json& resul
   return files;
 }
 
+namespace {
+
+// Figure files of an earlier report that this one does not write again (a figure removed
+// from the spec, or the .svg files of mirac before Vega-Lite) would sit beside the new ones
+// as if they were current: remove them. Only figures/ is touched, and only figure files.
+void remove_stale_figures(const ReportFiles& files, const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::vector<std::filesystem::path> stale;
+  for (const auto& entry : std::filesystem::directory_iterator(dir / "figures", ec)) {
+    const std::string name = entry.path().filename().string();
+    const bool figure_file = name.ends_with(".svg") || name.ends_with(".vl.json") || name.ends_with(".csv");
+    if (entry.is_regular_file(ec) && figure_file && !files.count("figures/" + name)) stale.push_back(entry.path());
+  }
+  for (const auto& path : stale) std::filesystem::remove(path, ec);
+}
+
+}  // namespace
+
 std::string write_reports(const ReportFiles& files, const std::filesystem::path& dir) {
+  remove_stale_figures(files, dir);
   for (const auto& [name, contents] : files) {
     const std::filesystem::path path = dir / name;
     std::error_code ec;

@@ -339,3 +339,18 @@ TEST_CASE("the paper's D3-by-cell figure: 8 cells x 5 models stay readable at th
   CHECK(colour["legend"]["title"] == "model");
   CHECK(spec["encoding"]["y"]["sort"].size() == 8);
 }
+
+TEST_CASE("writing a report removes figure files an earlier report left and this one does not write") {
+  const Fixture& f = otc();
+  ReportFiles files = render_reports(f.c->spec, f.results);
+  const fs::path dir = fs::temp_directory_path() / "mirac_report_test_stale";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "figures");
+  for (const char* old : {"bars-D3.svg", "gone.vl.json", "gone.csv"}) std::ofstream(dir / "figures" / old) << "old";
+  std::ofstream(dir / "figures" / "notes.txt") << "the user's";  // not a figure file: kept
+  REQUIRE(mirac::report::write_reports(files, dir) == "");
+  for (const char* old : {"bars-D3.svg", "gone.vl.json", "gone.csv"}) CHECK_FALSE(fs::exists(dir / "figures" / old));
+  CHECK(fs::exists(dir / "figures" / "notes.txt"));
+  for (const auto& [name, text] : files) CHECK_MESSAGE(fs::exists(dir / name), name);
+  fs::remove_all(dir);
+}
