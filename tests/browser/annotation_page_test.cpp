@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/stats/agreement.hpp"
+#include "tests/browser/chromium.hpp"
 #include "tests/cli/mirac_binary.hpp"
 
 namespace {
@@ -23,28 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-std::string chromium() {
-  for (const char* path : {"/usr/bin/chromium", "/usr/bin/chromium-browser"})
-    if (fs::exists(path)) return path;
-  FAIL("headless Chromium is needed for this test: apt-get install chromium (scripts/bootstrap installs it)");
-  return "";
-}
-
-// Runs headless Chromium on `url` with `flags`; returns stdout (the DOM with --dump-dom).
-std::string run_chromium(const std::string& url, const std::string& flags, const fs::path& profile, std::string& log) {
-  const fs::path out = profile / "stdout.txt", err = profile / "stderr.txt";
-  const std::string command = chromium() +
-                              " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
-                              " --disable-background-networking --disable-component-update --disable-sync"
-                              " --enable-logging=stderr --v=0 --user-data-dir=" +
-                              (profile / "profile").string() + " " + flags + " '" + url + "' > " + out.string() +
-                              " 2> " + err.string();
-  const int rc = std::system(("timeout 120 " + command).c_str());
-  log = mirac::test::read_text(err);
-  INFO(log);
-  REQUIRE(rc == 0);
-  return mirac::test::read_text(out);
-}
+using browser_test::run_chromium;
 
 // The planted score of an item's dimension: what the scripted annotator clicks.
 int planted(int item, int dim) { return 1 + (item * 7 + dim * 3) % 5; }

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/browser/chromium.hpp"
 #include "tests/cli/mirac_binary.hpp"
 
 namespace {
@@ -21,29 +22,9 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-std::string chromium() {
-  for (const char* path : {"/usr/bin/chromium", "/usr/bin/chromium-browser"})
-    if (fs::exists(path)) return path;
-  FAIL("headless Chromium is needed for this test: apt-get install chromium (scripts/bootstrap installs it)");
-  return "";
-}
-
-// Headless Chromium on `url` with `flags`; returns stdout (the DOM with --dump-dom). Names
-// resolve to nothing, so a request the page should not make fails instead of leaving.
+// Names resolve to nothing, so a request the page should not make fails instead of leaving.
 std::string run_chromium(const std::string& url, const std::string& flags, const fs::path& dir, std::string& log) {
-  const fs::path out = dir / "stdout.txt", err = dir / "stderr.txt";
-  const std::string command = chromium() +
-                              " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
-                              " --disable-background-networking --disable-component-update --disable-sync"
-                              " --host-resolver-rules='MAP * ~NOTFOUND' --window-size=1280,1000"
-                              " --enable-logging=stderr --v=0 --user-data-dir=" +
-                              (dir / "profile").string() + " " + flags + " '" + url + "' > " + out.string() +
-                              " 2> " + err.string();
-  const int rc = std::system(("timeout 120 " + command).c_str());
-  log = mirac::test::read_text(err);
-  INFO(log);
-  REQUIRE(rc == 0);
-  return mirac::test::read_text(out);
+  return browser_test::run_chromium(url, "--host-resolver-rules='MAP * ~NOTFOUND' --window-size=1280,1000 " + flags, dir, log);
 }
 
 // Put first in <head>: records errors, unhandled rejections and every request a script

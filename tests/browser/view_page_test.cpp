@@ -8,34 +8,16 @@
 #include <cstdlib>
 #include <regex>
 
+#include "tests/browser/chromium.hpp"
 #include "tests/cli/view_server.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string chromium() {
-  for (const char* path : {"/usr/bin/chromium", "/usr/bin/chromium-browser"})
-    if (fs::exists(path)) return path;
-  FAIL("headless Chromium is needed for this test: apt-get install chromium (scripts/bootstrap installs it)");
-  return "";
-}
-
-// Runs headless Chromium on `url` with `flags`; returns stdout (the DOM with --dump-dom) and
-// its log (where console messages and uncaught errors appear) in `log`.
+// The view is served on loopback: no proxy may stand between.
 std::string run_chromium(const std::string& url, const std::string& flags, const fs::path& dir, std::string& log) {
-  const fs::path out = dir / "stdout.txt", err = dir / "stderr.txt";
-  const std::string command = "timeout 120 " + chromium() +
-                              " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
-                              " --disable-background-networking --disable-component-update --disable-sync"
-                              " --no-proxy-server --enable-logging=stderr --v=0 --user-data-dir=" +
-                              (dir / "profile").string() + " " + flags + " '" + url + "' > " + out.string() + " 2> " +
-                              err.string();
-  const int rc = std::system(command.c_str());
-  log = mirac::test::read_text(err);
-  INFO(log);
-  REQUIRE(rc == 0);
-  return mirac::test::read_text(out);
+  return browser_test::run_chromium(url, "--no-proxy-server " + flags, dir, log);
 }
 
 // The page logs nothing to the console, so any console line or uncaught error is a problem.
