@@ -8,7 +8,10 @@
 
 using namespace mirac;
 
-TEST_CASE("progress, summary and status text") {
+namespace {
+
+// A run a quarter of the way through, with failures and errors to show.
+Progress midway() {
   Progress p;
   p.total = 4320;
   p.done = 1234;
@@ -17,6 +20,13 @@ TEST_CASE("progress, summary and status text") {
   p.spend_usd = 1.234;
   p.failed = 2;
   p.errors_by_cause = {{"rate_limited", 3}, {"timeout", 1}};
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("progress, summary and status text") {
+  Progress p = midway();
   CHECK(format_progress(p) ==
         "1234/4320 answered (28.6%) | 12.3/s | ETA 4m10s | $1.23 | 2 failed | errors: rate_limited 3, timeout 1");
   CHECK(format_duration(3725) == "1h02m");
@@ -56,14 +66,7 @@ TEST_CASE("run_plan: an unusable run directory is a clear error, nothing sent") 
 }
 
 TEST_CASE("the terminal progress line fits its width, names the phase, and drops the least important first") {
-  Progress p;
-  p.total = 4320;
-  p.done = 1234;
-  p.rate_per_s = 12.34;
-  p.eta_s = 250;
-  p.spend_usd = 1.234;
-  p.failed = 2;
-  p.errors_by_cause = {{"rate_limited", 3}, {"timeout", 1}};
+  Progress p = midway();
   p.paused_s = {{"openai", 95}};
   for (std::size_t columns : {40, 60, 80, 120, 200}) {
     CAPTURE(columns);
