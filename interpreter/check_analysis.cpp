@@ -500,9 +500,13 @@ class Checker {
   }
 
   void report(const ast::ReportDecl& r) const {
-    std::set<std::string> contrasts, analyses, flags;
+    std::set<std::string> contrasts, analyses, lmms, paireds, flags;
     for (const auto& c : spec_.contrasts) contrasts.insert(c.name.name);
-    for (const auto& a : spec_.analyses) analyses.insert(a.name.name);
+    for (const auto& a : spec_.analyses) {
+      analyses.insert(a.name.name);
+      if (a.kind.name == "lmm") lmms.insert(a.name.name);
+      if (a.kind.name == "paired") paireds.insert(a.name.name);
+    }
     for (const auto& f : spec_.flags) flags.insert(f.name.name);
     static const std::set<std::string> kinds = {"table", "figure", "text", "section"};
     for (const auto& item : r.items) {
@@ -520,29 +524,63 @@ class Checker {
         diags_.error(item.content->range, "expected a table or figure such as means(D3) or contrasts(DTI_core)");
         continue;
       }
-      static const std::map<std::string, int> kContent = {{"means", 0}, {"bars", 0}, {"contrasts", 1}, {"analysis", 2}, {"flags", 3}};
-      auto kind = kContent.find(c->callee.name);
-      if (kind == kContent.end()) {
+      // What each content takes as arguments, and which options besides `title`.
+      struct Content {
+        const std::set<std::string>* allowed;
+        const char* what;
+        std::set<std::string> options;
+      };
+      const std::map<std::string, Content> contents = {
+          {"means", {&dims_, "dimensions", {"by", "where"}}},
+          {"bars", {&dims_, "dimensions", {"by", "where"}}},
+          {"contrasts", {&contrasts, "contrasts", {"by", "where"}}},
+          {"analysis", {&analyses, "analyses", {"by", "where"}}},
+          {"coefficients", {&lmms, "lmm analyses", {"terms"}}},
+          {"deltas", {&paireds, "paired analyses", {}}},
+          {"flags", {&flags, "flags", {"by", "where", "delta", "split"}}}};
+      auto content = contents.find(c->callee.name);
+      if (content == contents.end()) {
+        std::set<std::string> names;
+        for (const auto& [name, _] : contents) names.insert(name);
         diags_.error(c->callee.range, with_suggestion(fmt::format("unknown {} '{}'", item.kind.name, c->callee.name),
-                                                      c->callee.name, {"means", "bars", "contrasts", "analysis", "flags"}));
+                                                      c->callee.name, list(names)));
         continue;
       }
-      const std::set<std::string>& allowed = kind->second == 0 ? dims_ : kind->second == 1 ? contrasts : kind->second == 2 ? analyses : flags;
+      if (c->callee.name == "coefficients" && item.kind.name != "table")
+        diags_.error(item.kind.range, "coefficients are a table: write `table coefficients(...)`");
+      const std::set<std::string>& allowed = *content->second.allowed;
       for (const auto& arg : c->args) {
         const auto* n = std::get_if<ast::Name>(&arg.node);
         if (!n || !allowed.count(n->name))
           diags_.error(arg.range, with_suggestion(fmt::format("'{}' is not one of the spec's {}", n ? n->name : "expression",
-                                                              kind->second == 0 ? "dimensions" : kind->second == 1 ? "contrasts"
-                                                              : kind->second == 2 ? "analyses" : "flags"),
+                                                              content->second.what),
                                                   n ? n->name : "", list(allowed)));
       }
       for (const auto& o : item.options) {
-        if (o.key.name == "by") {
+        const std::string& key = o.key.name;
+        if (key != "title" && !content->second.options.count(key)) {
+          std::set<std::string> known = content->second.options;
+          known.insert("title");
+          diags_.error(o.key.range, with_suggestion(fmt::format("unknown option '{}' of {}", key, c->callee.name), key, list(known)));
+        } else if (key == "by") {
           for (const auto& v : o.values) grouping_expr(v.value);
-        } else if (o.key.name == "where") {
+        } else if (key == "where") {
           for (const auto& v : o.values) names(v.value, row_env());
-        } else if (o.key.name != "title") {
-          diags_.error(o.key.range, with_suggestion(fmt::format("unknown option '{}'", o.key.name), o.key.name, {"by", "where", "title"}));
+        } else if (key == "delta" || key == "split") {
+          for (const auto& v : o.values) {
+            if (v.label && !std::any_of(c->args.begin(), c->args.end(), [&](const ast::Expr& arg) {
+                  const auto* n = std::get_if<ast::Name>(&arg.node);
+                  return n && n->name == v.label->name;
+                }))
+              diags_.error(v.label->range, fmt::format("'{}' is not one of this table's flags", v.label->name));
+            const auto* n = std::get_if<ast::Name>(&v.value.node);
+            if (!n || !dims_.count(n->name))
+              diags_.error(v.value.range, with_suggestion(fmt::format("'{}' of '{}' is not a dimension of the rubric",
+                                                                      n ? n->name : "expression", key),
+                                                          n ? n->name : "", list(dims_)));
+          }
+        } else if (key == "terms") {
+          for (const auto& v : o.values) grouping_expr(v.value);
         }
       }
     }

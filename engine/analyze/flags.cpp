@@ -13,15 +13,40 @@ namespace mirac::analyze {
 
 namespace {
 
+// Per dimension of a pair flag's pairs: the mean difference a - b over the pairs scored
+// on both sides, and which side scores higher in the flagged ones (paper, Table 20: HLS
+// flag with the mean D3 difference low - high; language flag split into ZH worse / EN worse).
+struct DimensionTally {
+  std::size_t scored = 0, flagged_a_higher = 0, flagged_b_higher = 0;
+  double delta_sum = 0;
+};
+
 struct Tally {
   std::size_t n = 0, count = 0;
+  std::vector<DimensionTally> dims;  ///< pair flags only: per dimension of the scores
 };
 
 // Per (model, arm) tallies, then the JSON list and CSV rows for them.
 struct Tallies {
   const Spec& spec;
   std::vector<Tally> cells;
+  std::vector<std::string> dim_names;  ///< set for a pair flag's tallies
   explicit Tallies(const Spec& s) : spec(s), cells(s.models.size() * s.arms.size()) {}
+  Tallies(const Spec& s, const std::vector<std::string>& dims) : Tallies(s) {
+    dim_names = dims;
+    for (auto& c : cells) c.dims.resize(dims.size());
+  }
+  nlohmann::ordered_json dimensions_json(const Tally& t) const {
+    nlohmann::ordered_json j = nlohmann::ordered_json::object();
+    for (std::size_t d = 0; d < dim_names.size(); ++d) {
+      const DimensionTally& dt = t.dims[d];
+      j[dim_names[d]] = {{"pairs_scored", dt.scored},
+                         {"mean_delta", dt.scored ? json_number(dt.delta_sum / static_cast<double>(dt.scored)) : nullptr},
+                         {"flagged_a_higher", dt.flagged_a_higher},
+                         {"flagged_b_higher", dt.flagged_b_higher}};
+    }
+    return j;
+  }
   Tally& at(const ScoreRow& r) { return cells[static_cast<std::size_t>(r.model) * spec.arms.size() + r.arm]; }
   nlohmann::ordered_json json(const char* unit) const {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
@@ -29,8 +54,10 @@ struct Tallies {
       for (std::size_t a = 0; a < spec.arms.size(); ++a) {
         const Tally& t = cells[m * spec.arms.size() + a];
         if (t.n == 0) continue;
-        list.push_back({{"model", spec.models[m].name}, {"arm", spec.arms[a].name}, {"count", t.count}, {unit, t.n},
-                        {"rate", json_number(static_cast<double>(t.count) / static_cast<double>(t.n))}});
+        nlohmann::ordered_json e = {{"model", spec.models[m].name}, {"arm", spec.arms[a].name}, {"count", t.count}, {unit, t.n},
+                                    {"rate", json_number(static_cast<double>(t.count) / static_cast<double>(t.n))}};
+        if (!t.dims.empty()) e["dimensions"] = dimensions_json(t);
+        list.push_back(std::move(e));
       }
     }
     return list;
@@ -67,7 +94,10 @@ std::string pairing_label(const ast::Pairing& p) { return fmt::format("{}: {} vs
 
 nlohmann::ordered_json pair_flag(const Context& ctx, const ast::FlagDecl& f, Table& table) {
   const Spec& spec = ctx.spec;
-  Tallies total(spec);
+  // The differences of several pairings (low - high and zh - en) do not add up to one
+  // number: a flag over several pairings has them per pairing only.
+  const std::vector<std::string> no_dims;
+  Tallies total(spec, f.pairings.size() == 1 ? ctx.scores.dims : no_dims);
   nlohmann::ordered_json pairings = nlohmann::ordered_json::array();
   for (const auto& p : f.pairings) {
     const int factor = spec.factor_index(p.factor.name);
@@ -84,7 +114,7 @@ nlohmann::ordered_json pair_flag(const Context& ctx, const ast::FlagDecl& f, Tab
       auto& g = groups[key];
       (level == la ? g.first : g.second).push_back(i);
     }
-    Tallies tallies(spec);
+    Tallies tallies(spec, ctx.scores.dims);
     std::size_t unmatched = 0;
     nlohmann::ordered_json duplicates = nlohmann::ordered_json::array();
     std::size_t duplicate_groups = 0;
@@ -118,6 +148,15 @@ nlohmann::ordered_json pair_flag(const Context& ctx, const ast::FlagDecl& f, Tab
         Tally& cell = t->at(a);
         ++cell.n;
         cell.count += set ? 1 : 0;
+        for (std::size_t d = 0; d < cell.dims.size(); ++d) {
+          const double x = a.scores[d], y = b.scores[d];
+          if (is_na(x) || is_na(y)) continue;
+          DimensionTally& dt = cell.dims[d];
+          ++dt.scored;
+          dt.delta_sum += x - y;
+          if (set && x > y) ++dt.flagged_a_higher;
+          if (set && x < y) ++dt.flagged_b_higher;
+        }
       }
     }
     if (duplicate_groups > 0) {

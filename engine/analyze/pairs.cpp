@@ -73,14 +73,16 @@ std::vector<std::string> default_keys(const Spec& spec, const std::string& varia
   return keys;
 }
 
-const std::vector<std::string> kSummaryHeader = {"n", "mean_treatment", "mean_control", "mean_delta", "cohen_dz",
-                                                 "increased", "decreased", "unchanged", "statistic", "p", "method", "z"};
+const std::vector<std::string> kSummaryHeader = {"n", "mean_treatment", "mean_control", "mean_delta", "delta_lower",
+                                                 "delta_upper", "cohen_dz", "increased", "decreased", "unchanged", "statistic", "p", "method", "z"};
 
 nlohmann::ordered_json summary_json(const stats::PairedSummary& s) {
   nlohmann::ordered_json j{{"n", s.n},
                            {"mean_treatment", json_number(s.mean_treatment)},
                            {"mean_control", json_number(s.mean_control)},
                            {"mean_delta", json_number(s.mean_delta)},
+                           {"delta_lower", json_number(s.delta_lower)},
+                           {"delta_upper", json_number(s.delta_upper)},
                            {"cohen_dz", json_number(s.cohen_dz)},
                            {"increased", s.n_increased},
                            {"decreased", s.n_decreased},
@@ -101,7 +103,7 @@ std::vector<std::string> summary_cells(const stats::PairedSummary& s) {
   const auto& w = s.wilcoxon;
   bool exact = w.method == stats::WilcoxonMethod::exact;
   return {std::to_string(s.n), csv_number(s.mean_treatment), csv_number(s.mean_control), csv_number(s.mean_delta),
-          csv_number(s.cohen_dz), std::to_string(s.n_increased), std::to_string(s.n_decreased), std::to_string(s.n_unchanged),
+          csv_number(s.delta_lower), csv_number(s.delta_upper), csv_number(s.cohen_dz), std::to_string(s.n_increased), std::to_string(s.n_decreased), std::to_string(s.n_unchanged),
           s.wilcoxon_defined ? csv_number(w.statistic) : "", s.wilcoxon_defined ? csv_number(w.p_value) : "",
           s.wilcoxon_defined ? (exact ? "exact" : "normal") : "", s.wilcoxon_defined && !exact ? csv_number(w.z) : ""};
 }

@@ -2,7 +2,9 @@
 // (lmm coefficients, Wilcoxon tests, paired comparisons and patterns, Spearman
 // correlations). `figure analysis(...)` draws an lmm's coefficients with their Wald
 // intervals; other kinds have no figure and are shown as their tables.
+#include <algorithm>
 #include <cctype>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -40,13 +42,6 @@ std::string values_label(const Spec& spec, const Json* obj) {
   if (!obj || !obj->is_object() || obj->empty()) return "all";
   std::vector<std::string> values;
   for (const auto& [k, v] : obj->items()) values.push_back(level_label(spec, k, text(&v)));
-  return fmt::format("{}", fmt::join(values, " / "));
-}
-
-std::string by_values_label(const Json& group, const Json* by) {
-  if (!by || !by->is_array() || by->empty()) return "all";
-  std::vector<std::string> values;
-  for (const auto& v : *by) values.push_back(text(member(&group, text(&v))));
   return fmt::format("{}", fmt::join(values, " / "));
 }
 
@@ -134,39 +129,106 @@ std::vector<std::string> summary_header(bool with_dz) {
   return h;
 }
 
+// The paper's Table 5: per `within` group and dimension, one row per level of the compared
+// factor in the factor's order, the control level marked as the base, the others with
+// their difference from it, q and d.
 void wilcoxon(const Spec& spec, const Item& item, const Json& a, std::vector<Block>& out) {
   const std::string name = text(member(&a, "name"));
   const bool with_dz = text(member(&a, "effect")) != "none";
-  Table t;
-  t.caption = !item.title.empty() ? item.title
-                                  : fmt::format("Analysis {}: Wilcoxon signed-rank tests, q = p adjusted ({}) over {} tests",
-                                                name, text(member(&a, "adjust")), count_of(&a, "family_size"));
-  t.header = {"compare", "within", "dimension"};
-  std::vector<std::string> h = summary_header(with_dz);
-  t.header.insert(t.header.end(), h.begin(), h.end());
-  t.numeric.assign(3, false);
-  t.numeric.resize(t.header.size(), true);
+  struct Test {
+    const Json* json;
+    std::string factor, treatment, control;
+  };
+  // Tests grouped by (within, dimension, factor, control), in results.json's order.
+  std::vector<std::pair<std::string, std::vector<Test>>> families;
   double duplicates = 0;
   if (const Json* tests = member(&a, "tests"); tests && tests->is_array())
     for (const auto& test : *tests) {
-      std::vector<std::string> row = {compare_label(spec, text(member(&test, "compare"))),
-                                      values_label(spec, member(&test, "within")),
-                                      text(member(&test, "dimension"))};
-      std::vector<std::string> cells = summary_cells(test, with_dz);
-      if (member(&test, "error")) {
-        for (std::size_t i = 1; i < cells.size(); ++i) cells[i] = kMissing;
-        out.push_back(Note{fmt::format("Analysis {}, {} ({}, {}): {}.", name, row[0], row[1], row[2],
-                                       text(member(&test, "error")))});
-      }
-      row.insert(row.end(), cells.begin(), cells.end());
-      t.rows.push_back(std::move(row));
+      const std::string compare = text(member(&test, "compare"));
+      const auto colon = compare.find(": "), vs = compare.find(" vs ");
+      if (colon == std::string::npos || vs == std::string::npos || vs < colon) continue;
+      Test t{&test, compare.substr(0, colon), compare.substr(colon + 2, vs - colon - 2), compare.substr(vs + 4)};
+      const Json* within = member(&test, "within");
+      const std::string key = fmt::format("{}|{}|{}|{}", within ? within->dump() : "", text(member(&test, "dimension")),
+                                          t.factor, t.control);
+      auto it = std::find_if(families.begin(), families.end(), [&](const auto& f) { return f.first == key; });
+      if (it == families.end()) it = families.insert(families.end(), {key, {}});
+      it->second.push_back(t);
       duplicates += number(member(&test, "duplicate_keys")).value_or(0);
+      if (member(&test, "error"))
+        out.push_back(Note{fmt::format("Analysis {}, {} ({}, {}): {}.", name, compare_label(spec, compare),
+                                       values_label(spec, within), text(member(&test, "dimension")),
+                                       text(member(&test, "error")))});
     }
+  Table t;
+  t.caption = !item.title.empty() ? item.title
+                                  : fmt::format("Analysis {}: Wilcoxon signed-rank tests on matched answers, q = p adjusted "
+                                                "({}) over {} tests",
+                                                name, text(member(&a, "adjust")), count_of(&a, "family_size"));
+  std::string within_header = "within";
+  if (!families.empty())
+    if (const Json* w = member(families.front().second.front().json, "within"); w && w->is_object() && !w->empty()) {
+      std::vector<std::string> keys;
+      for (const auto& [k, v] : w->items()) keys.push_back(k);
+      within_header = fmt::format("{}", fmt::join(keys, " / "));
+    }
+  t.header = {within_header, "level", "dimension", "n", "mean", "Δ vs base", "p", "q"};
+  if (with_dz) t.header.push_back("d_z");
+  t.numeric = {false, false, false, true, true, true, true, true};
+  t.numeric.resize(t.header.size(), true);
+  bool base_differs = false;
+  for (const auto& [key, tests] : families) {
+    const Test& first = tests.front();
+    const std::string within = values_label(spec, member(first.json, "within"));
+    const std::string dim = text(member(first.json, "dimension"));
+    // Levels in the factor's declared order; the control among them as the base.
+    std::vector<std::string> levels;
+    if (int f = spec.factor_index(first.factor); f >= 0)
+      for (const auto& l : spec.factors[f].levels) levels.push_back(l.name.name);
+    auto test_of = [&](const std::string& level) -> const Test* {
+      for (const auto& test : tests)
+        if (test.treatment == level) return &test;
+      return nullptr;
+    };
+    for (const auto& level : levels) {
+      const std::string label = fmt::format("{} = {}", first.factor, level_label(spec, first.factor, level));
+      if (level == first.control) {
+        const std::optional<double> base = number(member(first.json, "mean_control"));
+        for (const auto& test : tests) {
+          const std::optional<double> other = number(member(test.json, "mean_control"));
+          if (base && other && std::fabs(*base - *other) > 1e-12) base_differs = true;
+        }
+        std::vector<std::string> row = {within, label, dim, count_of(first.json, "n"), fixed(base, 3), "base", "–", "–"};
+        if (with_dz) row.push_back("–");
+        t.rows.push_back(std::move(row));
+        continue;
+      }
+      const Test* test = test_of(level);
+      if (!test) continue;
+      const Json& j = *test->json;
+      const bool failed = member(&j, "error") != nullptr;
+      std::optional<double> delta = number(member(&j, "mean_delta"));
+      std::string delta_text = estimate(delta);
+      if (delta && *delta > 0 && delta_text != "0.000") delta_text = "+" + delta_text;
+      std::vector<std::string> row = {within, label, dim, count_of(&j, "n"), fixed(number(member(&j, "mean_treatment")), 3),
+                                      failed ? kMissing : delta_text, p_value(number(member(member(&j, "wilcoxon"), "p"))),
+                                      p_value(number(member(&j, "q")))};
+      if (with_dz) row.push_back(estimate(number(member(&j, "cohen_dz"))));
+      t.rows.push_back(std::move(row));
+    }
+  }
   if (duplicates > 0)
     out.push_back(Note{fmt::format("Analysis {}: pairing keys with more than one answer on a side were left out "
                                    "(see duplicate_keys in results.json).",
                                    name)});
+  if (base_differs)
+    out.push_back(Note{fmt::format("Analysis {}: the comparisons matched different answers of the base level (N/A "
+                                   "scores differ); its row shows the first comparison's mean.",
+                                   name)});
   out.push_back(std::move(t));
+  out.push_back(Paragraph{fmt::format("Means over the matched answers; Δ: mean difference from the base level on the "
+                                      "same prompts; p: Wilcoxon signed-rank{}.",
+                                      with_dz ? "; d_z: Cohen's d of the paired differences" : "")});
 }
 
 void paired(const Item& item, const Json& a, std::vector<Block>& out) {
@@ -192,7 +254,7 @@ void paired(const Item& item, const Json& a, std::vector<Block>& out) {
     const Json* groups = member(&cmp, "groups");
     if (!groups || !groups->is_array()) continue;
     for (const auto& g : *groups) {
-      const std::string label = by_values_label(g, by);
+      const std::string label = group_values_label(g, by);
       if (const Json* dims = member(&g, "dimensions"); dims && dims->is_object())
         for (const auto& [dim, s] : dims->items()) {
           std::vector<std::string> row = {label, dim};

@@ -3,6 +3,7 @@
 #include "engine/report/content.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include <fmt/format.h>
@@ -239,10 +240,50 @@ ModelArmGrouping group_by_model_arm(const Context& ctx, const Item& item, const 
   return g;
 }
 
-std::optional<double> scale_top(const Spec& spec) {
+namespace {
+
+// The rubric whose dimensions the scores are: the first judge's, else the first declared.
+const ast::RubricDecl* scored_rubric(const Spec& spec) {
   const ast::RubricDecl* r = nullptr;
   if (!spec.judges.empty()) r = spec.find_rubric(spec.judges.front().rubric);
   if (!r && !spec.rubrics.empty()) r = &spec.rubrics.front();
+  return r;
+}
+
+}  // namespace
+
+bool worst_is_low(const Spec& spec) {
+  const ast::RubricDecl* r = scored_rubric(spec);
+  return r && r->worst && r->worst->name == "low";
+}
+
+std::string dimension_label(const Spec& spec, const std::string& dim) {
+  for (const auto& r : spec.rubrics)
+    for (const auto& d : r.dims)
+      if (d.name.name == dim && !d.title.value.empty()) return fmt::format("{} ({})", dim, d.title.value);
+  return dim;
+}
+
+std::string group_values_label(const Json& group, const Json* by) {
+  if (!by || !by->is_array() || by->empty()) return "all";
+  std::vector<std::string> values;
+  for (const auto& v : *by) values.push_back(text(member(&group, text(&v))));
+  return fmt::format("{}", fmt::join(values, " / "));
+}
+
+const char* const kSignificanceLegend = "† p < .10, * p < .05, ** p < .01, *** p < .001";
+
+std::string significance_marks(std::optional<double> p) {
+  if (!p || !std::isfinite(*p)) return "";
+  if (*p < 0.001) return "***";
+  if (*p < 0.01) return "**";
+  if (*p < 0.05) return "*";
+  if (*p < 0.10) return "†";
+  return "";
+}
+
+std::optional<double> scale_top(const Spec& spec) {
+  const ast::RubricDecl* r = scored_rubric(spec);
   if (!r || !r->scale) return std::nullopt;
   const auto* range = std::get_if<ast::RangeLit>(&r->scale->node);
   if (!range || !range->hi) return std::nullopt;

@@ -25,6 +25,13 @@ struct Item {
   std::vector<std::string> by;  ///< the `by` option's variables; empty: the content's default
   const ast::Expr* where = nullptr;  ///< the `where` option, pointing into the spec
   std::string title;  ///< the `title` option, or the text of a section or text item
+  /// Flags tables: `delta D3` (the mean difference a - b of a pair flag's pairs) and
+  /// `split D3` (its flagged pairs by the side that scores worse), for every pair flag of
+  /// the item, or for one (`split LANG_FLAG: D3`): (flag or "", dimension).
+  std::vector<std::pair<std::string, std::string>> delta, split;
+  /// Coefficients tables: `terms language, hls, language * hls`, each the variables of one
+  /// term (in any order); empty: every term.
+  std::vector<std::vector<std::string>> terms;
 };
 
 struct Context {
@@ -38,6 +45,11 @@ void means_item(const Context& ctx, const Item& item, std::vector<Block>& out);
 void contrasts_item(const Context& ctx, const Item& item, std::vector<Block>& out);
 void analyses_item(const Context& ctx, const Item& item, std::vector<Block>& out);
 void flags_item(const Context& ctx, const Item& item, std::vector<Block>& out);
+/// `table coefficients(A, B)`: lmm analyses side by side, as the paper's Tables 4 and 17.
+void coefficients_item(const Context& ctx, const Item& item, std::vector<Block>& out);
+/// `table deltas(A)` and `figure deltas(A)`: a paired analysis's mean differences by group
+/// and dimension, as the paper's Table 18 and Figure 5.
+void deltas_item(const Context& ctx, const Item& item, std::vector<Block>& out);
 /// An agreement analysis's table (agreement.cpp; analyses_item calls it).
 void agreement_table(const Item& item, const Json& analysis, std::vector<Block>& out);
 /// A criteria analysis's tables (criteria.cpp): the elements most dropped or least met.
@@ -71,6 +83,9 @@ std::string level_label(const Spec& spec, const std::string& factor, const std::
 /// design-matrix column) becomes "language = Chinese (zh) × hls = low health literacy
 /// (low)"; other variables (model, a seed field) read "model = local".
 std::string term_label(const Spec& spec, const std::string& term);
+/// A group of an analysis's `groups` list by its `by` variables (results.json's list of
+/// names): "gpt / baseline"; "all" without any.
+std::string group_values_label(const Json& group, const Json* by);
 /// "model × arm" for a list of variables.
 std::string join_by(const std::vector<std::string>& by);
 
@@ -94,5 +109,13 @@ ModelArmGrouping group_by_model_arm(const Context& ctx, const Item& item, const 
 
 /// The top of the scored rubric's scale (the bars' axis), if the spec declares one.
 std::optional<double> scale_top(const Spec& spec);
+/// Whether the scored rubric's worst score is its lowest (`worst low`); else the highest.
+bool worst_is_low(const Spec& spec);
+/// A dimension as "D3 (Underinformative simplification)" when the rubric labels it.
+std::string dimension_label(const Spec& spec, const std::string& dim);
+/// Significance marks as the paper's tables: † p < .10, * p < .05, ** p < .01, *** p < .001.
+std::string significance_marks(std::optional<double> p);
+/// The legend of those marks, for a table's footnote.
+extern const char* const kSignificanceLegend;
 
 }  // namespace mirac::report

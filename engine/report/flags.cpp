@@ -27,6 +27,105 @@ Tally sum(const ModelArmGroup& g, const char* unit) {
   return t;
 }
 
+struct Flag {
+  std::string name, kind;
+  ModelArmGrouping grouping;
+  std::string factor, a, b;  ///< a pair flag's one pairing ("hls: low vs high"); empty with several
+};
+
+const char* unit_of(const Flag& f) { return f.kind == "pair" ? "pairs" : "answers"; }
+
+// "126/720 (17.5%)", as the paper's Table 20.
+std::string count_of_rate(double count_, double n) {
+  return fmt::format("{}/{} ({})", count(count_), count(n), percent(n > 0 ? std::optional<double>(count_ / n) : std::nullopt));
+}
+
+// A pair flag's per-dimension numbers summed over a group's entries (results.json's
+// `dimensions`): pairs scored, the summed differences a - b, flagged pairs by side.
+struct DimensionSums {
+  double scored = 0, delta_sum = 0, a_higher = 0, b_higher = 0;
+};
+
+DimensionSums dimension_sums(const ModelArmGroup& g, const std::string& dim) {
+  DimensionSums s;
+  for (const Json* e : g.entries) {
+    const Json* d = member(member(e, "dimensions"), dim);
+    const double scored = number(member(d, "pairs_scored")).value_or(0);
+    s.scored += scored;
+    s.delta_sum += number(member(d, "mean_delta")).value_or(0) * scored;
+    s.a_higher += number(member(d, "flagged_a_higher")).value_or(0);
+    s.b_higher += number(member(d, "flagged_b_higher")).value_or(0);
+  }
+  return s;
+}
+
+std::string signed_estimate(std::optional<double> x) {
+  std::string s = estimate(x);
+  return x && s != kMissing && s[0] != '-' && s != "0.000" ? "+" + s : s;
+}
+
+// One row per group, one column per flag (its count of its answers or pairs, with the rate),
+// and after a pair flag of one pairing its `split` and `delta` columns: the paper's Table 20.
+Table flags_table(const Context& ctx, const Item& item, const std::vector<Flag>& flags, const std::string& by_text) {
+  const std::vector<std::string>& by = flags.front().grouping.by;
+  Table t;
+  t.caption = !item.title.empty()
+                  ? item.title
+                  : fmt::format("Flags {}{}: flagged / answers (unit flags) or matched answer pairs (pair flags)", by_text,
+                                where_suffix(item));
+  t.header = by.empty() ? std::vector<std::string>{"group"} : by;
+  t.numeric.assign(t.header.size(), false);
+  const bool low_is_worse = worst_is_low(ctx.spec);
+  struct Column {
+    const Flag* flag;
+    std::string dim;
+    enum { rate, a_worse, b_worse, delta } what;
+  };
+  std::vector<Column> columns;
+  for (const auto& f : flags) {
+    columns.push_back({&f, "", Column::rate});
+    t.header.push_back(fmt::format("{} ({})", f.name, unit_of(f)));
+    if (f.factor.empty()) continue;
+    for (const auto& [flag, d] : item.split) {
+      if (!flag.empty() && flag != f.name) continue;
+      columns.push_back({&f, d, Column::a_worse});
+      t.header.push_back(fmt::format("{} worse on {}", level_label(ctx.spec, f.factor, f.a), d));
+      columns.push_back({&f, d, Column::b_worse});
+      t.header.push_back(fmt::format("{} worse on {}", level_label(ctx.spec, f.factor, f.b), d));
+    }
+    for (const auto& [flag, d] : item.delta) {
+      if (!flag.empty() && flag != f.name) continue;
+      columns.push_back({&f, d, Column::delta});
+      t.header.push_back(fmt::format("mean Δ{} {} − {}", d, f.a, f.b));
+    }
+  }
+  t.numeric.resize(t.header.size(), true);
+  // Rows from the first flag's groups: every flag has the same model x arm entries.
+  for (const auto& g : flags.front().grouping.groups) {
+    std::vector<std::string> row = g.values.empty() ? std::vector<std::string>{"all"} : g.values;
+    for (const auto& c : columns) {
+      auto it = std::find_if(c.flag->grouping.groups.begin(), c.flag->grouping.groups.end(),
+                             [&](const ModelArmGroup& o) { return o.values == g.values; });
+      if (it == c.flag->grouping.groups.end()) {
+        row.push_back(kMissing);
+        continue;
+      }
+      const Tally s = sum(*it, unit_of(*c.flag));
+      if (c.what == Column::rate) {
+        row.push_back(count_of_rate(s.count, s.n));
+        continue;
+      }
+      const DimensionSums d = dimension_sums(*it, c.dim);
+      const double a_worse = low_is_worse ? d.b_higher : d.a_higher, b_worse = low_is_worse ? d.a_higher : d.b_higher;
+      if (c.what == Column::a_worse) row.push_back(count_of_rate(a_worse, s.n));
+      else if (c.what == Column::b_worse) row.push_back(count_of_rate(b_worse, s.n));
+      else row.push_back(signed_estimate(d.scored > 0 ? std::optional<double>(d.delta_sum / d.scored) : std::nullopt));
+    }
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
 }  // namespace
 
 void flags_item(const Context& ctx, const Item& item, std::vector<Block>& out) {
@@ -35,10 +134,6 @@ void flags_item(const Context& ctx, const Item& item, std::vector<Block>& out) {
     out.push_back(Note{fmt::format("Flags ({}) are not in results.json.", fmt::join(item.args, ", "))});
     return;
   }
-  struct Flag {
-    std::string name, kind;
-    ModelArmGrouping grouping;
-  };
   std::vector<Flag> flags;
   std::vector<std::string> notes;
   for (const auto& name : item.args) {
@@ -47,7 +142,18 @@ void flags_item(const Context& ctx, const Item& item, std::vector<Block>& out) {
       out.push_back(Note{fmt::format("Flag {} is not in results.json (it could not be computed).", name)});
       continue;
     }
-    Flag flag{name, text(member(f, "kind")), group_by_model_arm(ctx, item, member(f, "by_model_arm"), {"model", "arm"})};
+    Flag flag{name, text(member(f, "kind")), group_by_model_arm(ctx, item, member(f, "by_model_arm"), {"model", "arm"}), "",
+              "", ""};
+    if (const Json* p = member(f, "pairings"); p && p->is_array() && p->size() == 1) {
+      // "hls: low vs high"
+      const std::string pairing = text(member(&p->front(), "pairing"));
+      const auto colon = pairing.find(": "), vs = pairing.find(" vs ");
+      if (colon != std::string::npos && vs != std::string::npos && vs > colon) {
+        flag.factor = pairing.substr(0, colon);
+        flag.a = pairing.substr(colon + 2, vs - colon - 2);
+        flag.b = pairing.substr(vs + 4);
+      }
+    }
     for (const auto& n : flag.grouping.notes)
       if (std::find(notes.begin(), notes.end(), n) == notes.end()) notes.push_back(n);
     if (flag.grouping.failed) continue;
@@ -57,28 +163,8 @@ void flags_item(const Context& ctx, const Item& item, std::vector<Block>& out) {
   if (flags.empty()) return;
   const std::vector<std::string>& by = flags.front().grouping.by;
   const std::string by_text = by.empty() ? "over all answers" : "by " + join_by(by);
-  auto unit = [](const Flag& f) { return f.kind == "pair" ? "pairs" : "answers"; };
-
   if (item.kind == "table") {
-    Table t;
-    t.caption = !item.title.empty()
-                    ? item.title
-                    : fmt::format("Flags {}{}: answers (unit flags) or matched answer pairs (pair flags) flagged", by_text,
-                                  where_suffix(item));
-    t.header = {"flag", "kind"};
-    t.header.insert(t.header.end(), by.begin(), by.end());
-    t.header.insert(t.header.end(), {"count", "of", "rate"});
-    t.numeric.assign(2 + by.size(), false);
-    t.numeric.insert(t.numeric.end(), {true, true, true});
-    for (const auto& f : flags)
-      for (const auto& g : f.grouping.groups) {
-        Tally s = sum(g, unit(f));
-        std::vector<std::string> row = {f.name, f.kind};
-        row.insert(row.end(), g.values.begin(), g.values.end());
-        row.insert(row.end(), {count(s.count), fmt::format("{} {}", count(s.n), unit(f)), percent(s.rate())});
-        t.rows.push_back(std::move(row));
-      }
-    out.push_back(std::move(t));
+    out.push_back(flags_table(ctx, item, flags, by_text));
     return;
   }
 
@@ -99,7 +185,7 @@ void flags_item(const Context& ctx, const Item& item, std::vector<Block>& out) {
         bars.push_back({});
         continue;
       }
-      Tally s = sum(*it, unit(f));
+      Tally s = sum(*it, unit_of(f));
       std::optional<double> rate = s.rate();
       bars.push_back({rate ? std::optional<double>(*rate * 100) : std::nullopt, percent(rate),
                       fmt::format("{}/{}", count(s.count), count(s.n))});

@@ -37,6 +37,12 @@ Item read_item(const ast::ReportItem& ri) {
         for (auto& name : analyze::variables_of(v.value)) item.by.push_back(std::move(name));
     } else if (o.key.name == "where" && !o.values.empty() && !item.where) {
       item.where = &o.values.front().value;
+    } else if (o.key.name == "delta" || o.key.name == "split") {
+      auto& dims = o.key.name == "delta" ? item.delta : item.split;
+      for (const auto& v : o.values)
+        for (auto& name : analyze::variables_of(v.value)) dims.emplace_back(v.label ? v.label->name : "", std::move(name));
+    } else if (o.key.name == "terms") {
+      for (const auto& v : o.values) item.terms.push_back(analyze::variables_of(v.value));
     } else if (o.key.name == "title" && !o.values.empty()) {
       if (const auto* s = std::get_if<ast::StringLit>(&o.values.front().value.node)) item.title = s->value;
     }
@@ -44,29 +50,40 @@ Item read_item(const ast::ReportItem& ri) {
   return item;
 }
 
+Item made_item(std::string kind, std::string content, std::vector<std::string> args, std::vector<std::string> by,
+               std::string title) {
+  Item item;
+  item.kind = std::move(kind);
+  item.content = std::move(content);
+  item.args = std::move(args);
+  item.by = std::move(by);
+  item.title = std::move(title);
+  return item;
+}
+
 // A spec without a report block still gets one: every mean, contrast, analysis and flag.
 std::vector<Item> default_items(const Spec& spec) {
   std::vector<Item> items;
-  items.push_back({"section", "", {}, {}, nullptr, "Mean scores"});
-  items.push_back({"table", "means", analyze::score_dimensions(spec), {"model", "arm"}, nullptr, ""});
+  items.push_back(made_item("section", "", {}, {}, "Mean scores"));
+  items.push_back(made_item("table", "means", analyze::score_dimensions(spec), {"model", "arm"}, ""));
   if (!spec.contrasts.empty()) {
     std::vector<std::string> names;
     for (const auto& c : spec.contrasts) names.push_back(c.name.name);
-    items.push_back({"section", "", {}, {}, nullptr, "Contrasts"});
-    items.push_back({"table", "contrasts", names, {}, nullptr, ""});
-    items.push_back({"figure", "contrasts", names, {}, nullptr, ""});
+    items.push_back(made_item("section", "", {}, {}, "Contrasts"));
+    items.push_back(made_item("table", "contrasts", names, {}, ""));
+    items.push_back(made_item("figure", "contrasts", names, {}, ""));
   }
   if (!spec.analyses.empty()) {
     std::vector<std::string> names;
     for (const auto& a : spec.analyses) names.push_back(a.name.name);
-    items.push_back({"section", "", {}, {}, nullptr, "Analyses"});
-    items.push_back({"table", "analysis", names, {}, nullptr, ""});
+    items.push_back(made_item("section", "", {}, {}, "Analyses"));
+    items.push_back(made_item("table", "analysis", names, {}, ""));
   }
   if (!spec.flags.empty()) {
     std::vector<std::string> names;
     for (const auto& f : spec.flags) names.push_back(f.name.name);
-    items.push_back({"section", "", {}, {}, nullptr, "Flags"});
-    items.push_back({"table", "flags", names, {"model", "arm"}, nullptr, ""});
+    items.push_back(made_item("section", "", {}, {}, "Flags"));
+    items.push_back(made_item("table", "flags", names, {"model", "arm"}, ""));
   }
   return items;
 }
@@ -119,8 +136,13 @@ void render_item(const Context& ctx, const Item& item, std::vector<Block>& out) 
     analyses_item(ctx, item, out);
   } else if (item.content == "flags") {
     flags_item(ctx, item, out);
+  } else if (item.content == "coefficients") {
+    coefficients_item(ctx, item, out);
+  } else if (item.content == "deltas") {
+    deltas_item(ctx, item, out);
   } else {
-    out.push_back(Note{fmt::format("{} '{}' is not one the report knows (means, bars, contrasts, analysis, flags).",
+    out.push_back(Note{fmt::format("{} '{}' is not one the report knows (means, bars, contrasts, analysis, coefficients, "
+                                   "deltas, flags).",
                                    item.kind, item.content)});
   }
 }

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include <limits>
+
 #include <fmt/format.h>
 
 namespace mirac::report {
@@ -32,8 +34,10 @@ std::string estimate(std::optional<double> x) { return fixed(x, 3); }
 
 std::string p_value(std::optional<double> p) {
   if (!defined(p)) return kMissing;
-  // Below the smallest normal double a p-value has underflowed: say so instead of "0".
-  if (*p < 2.3e-308) return "< 2.2e-308";
+  // At the floor the statistics put under every p-value (the smallest normal double,
+  // which results.json and the CSV tables hold as 2.2250738585072014e-308) a p-value has
+  // underflowed: it is at most that, never 0.
+  if (*p <= std::numeric_limits<double>::min()) return "≤ 2.2e-308";
   if (*p < 0.001) return fmt::format("{:.1e}", *p);
   return fixed(p, 3);
 }

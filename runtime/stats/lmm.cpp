@@ -1,6 +1,7 @@
 // lmm.cpp: REML fit of a random-intercept LMM: Newton on the profiled criterion, honest
 // convergence report, Wald (statsmodels) and Satterthwaite (lmerTest) inference.
 #include "runtime/stats/lmm.hpp"
+#include "runtime/stats/p_value.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -299,11 +300,11 @@ LmmFit lmm_fit(const Design& design, const std::vector<CodedFactor>& groups, con
     fe.estimate = e.beta[jj];
     fe.se = std::sqrt(fit.vcov(jj, jj));
     fe.z = fe.estimate / fe.se;
-    fe.p_normal = 2.0 * boost::math::cdf(boost::math::complement(norm, std::fabs(fe.z)));  // 2 Phi(-|z|)
+    fe.p_normal = floor_p(2.0 * boost::math::cdf(boost::math::complement(norm, std::fabs(fe.z))));  // 2 Phi(-|z|)
     fe.df = df[j];
     if (std::isfinite(fe.df) && fe.df > 0.0) {
       const boost::math::students_t_distribution<double> t(fe.df);
-      fe.p_t = 2.0 * boost::math::cdf(boost::math::complement(t, std::fabs(fe.z)));  // 2 P(T_df > |t|)
+      fe.p_t = floor_p(2.0 * boost::math::cdf(boost::math::complement(t, std::fabs(fe.z))));  // 2 P(T_df > |t|)
     } else {
       fe.p_t = kNaN;
     }

@@ -5,6 +5,8 @@
 
 #include <boost/math/distributions/binomial.hpp>
 
+#include "runtime/stats/p_value.hpp"
+
 namespace mirac::stats {
 
 double mcnemar_exact(std::size_t b, std::size_t c) {
@@ -12,7 +14,7 @@ double mcnemar_exact(std::size_t b, std::size_t c) {
   if (n == 0) return std::numeric_limits<double>::quiet_NaN();
   boost::math::binomial_distribution<double> binomial(static_cast<double>(n), 0.5);
   const double tail = boost::math::cdf(binomial, static_cast<double>(std::min(b, c)));
-  return std::min(1.0, 2.0 * tail);
+  return std::min(1.0, floor_p(2.0 * tail));
 }
 
 }  // namespace mirac::stats

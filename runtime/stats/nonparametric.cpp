@@ -1,5 +1,6 @@
 // nonparametric.cpp: Wilcoxon signed-rank (scipy 1.10.1 conventions) and Spearman's rho.
 #include "runtime/stats/nonparametric.hpp"
+#include "runtime/stats/p_value.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -77,7 +78,7 @@ WilcoxonResult wilcoxon_signed_rank(std::span<const double> d_all) {
     const double se = std::sqrt(var24 / 24.0);
     res.z = (res.statistic - mean) / se;                   // no continuity correction (scipy default)
     const boost::math::normal_distribution<double> norm;
-    res.p_value = 2.0 * boost::math::cdf(boost::math::complement(norm, std::fabs(res.z)));
+    res.p_value = floor_p(2.0 * boost::math::cdf(boost::math::complement(norm, std::fabs(res.z))));
     return res;
   }
 
@@ -107,7 +108,7 @@ double spearman_p_value(double rho, std::size_t n) {
   const double t = rho * std::sqrt(ratio);
   if (std::isinf(t)) return 0.0;
   const boost::math::students_t_distribution<double> dist(df);
-  return 2.0 * boost::math::cdf(boost::math::complement(dist, std::fabs(t)));
+  return floor_p(2.0 * boost::math::cdf(boost::math::complement(dist, std::fabs(t))));
 }
 
 SpearmanResult spearman(std::span<const double> x, std::span<const double> y) {

@@ -4,6 +4,8 @@
 #include "runtime/stats/multiple_testing.hpp"
 
 #include <cmath>
+
+#include <boost/math/distributions/students_t.hpp>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -65,6 +67,13 @@ PairedSummary paired_summary(std::span<const double> treatment, std::span<const 
   s.mean_control = mean_of(control);
   s.mean_delta = mean_of(d);
   s.cohen_dz = cohen_dz(treatment, control);
+  double ss = 0.0;
+  for (double x : d) ss += (x - s.mean_delta) * (x - s.mean_delta);
+  const double n = static_cast<double>(d.size());
+  const double se = std::sqrt(ss / (n - 1.0) / n);
+  const double t = boost::math::quantile(boost::math::students_t(n - 1.0), 0.975);
+  s.delta_lower = s.mean_delta - t * se;
+  s.delta_upper = s.mean_delta + t * se;
   for (double x : d) {
     switch (change_of(x)) {
       case Change::increased: ++s.n_increased; break;

@@ -28,6 +28,10 @@ struct PairedSummary {
   double mean_control = 0.0;
   double mean_delta = 0.0;      ///< mean(treatment - control)
   double cohen_dz = 0.0;        ///< NaN when all differences are equal
+  /// 95% t interval of mean_delta (scipy.stats.ttest_rel(...).confidence_interval()):
+  /// mean_delta +- t(0.975, n - 1) sd / sqrt(n); equal to mean_delta when sd is 0.
+  double delta_lower = 0.0;
+  double delta_upper = 0.0;
   std::size_t n_increased = 0;  ///< treatment > control
   std::size_t n_decreased = 0;  ///< treatment < control
   std::size_t n_unchanged = 0;  ///< treatment == control

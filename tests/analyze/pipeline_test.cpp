@@ -138,6 +138,18 @@ TEST_CASE("flags: unit counts per answer, pair counts over matched pairs") {
       if (row.at("model") != e.at("model") || row.at("arm") != e.at("arm")) continue;
       CHECK(row.at("count") == e.at("count"));
       CHECK(row.at(pairing.empty() ? "answers" : "pairs") == e.at("n"));
+      if (e.contains("dimensions")) {  // a pair flag's differences a - b (pandas)
+        REQUIRE(row.contains("dimensions"));
+        for (const auto& [dim, want] : e.at("dimensions").items()) {
+          INFO(dim);
+          const json& have = row.at("dimensions").at(dim);
+          CHECK(have.at("pairs_scored") == want.at("pairs_scored"));
+          CHECK(have.at("flagged_a_higher") == want.at("flagged_a_higher"));
+          CHECK(have.at("flagged_b_higher") == want.at("flagged_b_higher"));
+          if (want.at("mean_delta").is_null()) CHECK(have.at("mean_delta").is_null());
+          else CHECK(close_rel(num(have.at("mean_delta")), want.at("mean_delta").get<double>(), 1e-12));
+        }
+      }
       ++checked;
     }
   }

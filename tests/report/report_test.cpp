@@ -75,6 +75,10 @@ report extra {
   table analysis(tones, shifts, external, few)
   table flags(SEVERE) { by arm, model }
   table flags(SEVERE) { where model == mini }
+  table coefficients(main)
+  table deltas(shifts)
+  figure deltas(shifts)
+  table flags(LITERACY_GAP, SEVERE) { by model delta D3 split LITERACY_GAP: D3 }
 }
 )";
     // Spearman reads one number per group; `few` has two groups, fewer than it needs.
@@ -177,7 +181,7 @@ TEST_CASE("the otc report has every item of its report block") {
   CHECK(contains(md, "| row | contrast | group | estimate | lower | upper | label |"));
   CHECK(contains(md, "Analysis main: linear mixed model"));
   CHECK(contains(md, "Analysis arms: paired comparison arm: invariant vs baseline"));
-  CHECK(contains(md, "| LITERACY_GAP | pair |"));
+  CHECK(contains(md, "| LITERACY_GAP (pairs) | SEVERE (answers) |"));
   CHECK_FALSE(contains(md, "Note:"));  // everything in otc's report is in results.json
   // Rendering is a pure function of its inputs.
   CHECK(render_reports(f.c->spec, f.results) == files);
@@ -258,7 +262,7 @@ TEST_CASE("a spec without a report block gets the default report") {
   REQUIRE(files.count("report.md"));
   const std::string& md = files.at("report.md");
   for (const char* part : {"## Mean scores", "## Contrasts", "## Analyses", "## Flags", "| model | arm | D1 | D2 | D3 | Q2 | Q3 |",
-                           "Analysis main: linear mixed model", "Analysis arms: paired comparison", "| SEVERE | unit | local | invariant |"})
+                           "Analysis main: linear mixed model", "Analysis arms: paired comparison", "| local | invariant | "})
     CHECK_MESSAGE(contains(md, part), part);
   CHECK(files.count("figures/contrasts-literacy_gap-anxiety_gap.vl.json"));
 }
@@ -306,7 +310,9 @@ TEST_CASE("numbers print as the report promises") {
   CHECK(estimate(-0.0001) == "0.000");
   CHECK(p_value(0.0123) == "0.012");
   CHECK(p_value(0.00001234) == "1.2e-05");
-  CHECK(p_value(0.0) == "< 2.2e-308");  // underflowed, as for a z of 40
+  CHECK(p_value(0.0) == "≤ 2.2e-308");  // underflowed, as for a z of 40
+  CHECK(p_value(2.2250738585072014e-308) == "≤ 2.2e-308");  // the floor results.json holds
+  CHECK(p_value(3e-308) == "3.0e-308");
   CHECK(p_value(std::nullopt) == kMissing);
   CHECK(interval(-0.0071180556, 0.1767695919) == "[-0.007, 0.177]");
   CHECK(percent(0.125) == "12.5%");

@@ -169,8 +169,20 @@ def flags(df):
             p = pairs_of(df, factor, a, b)
             for m, arm in itertools.product(MODELS, ARMS):
                 g = p[(p.model == m) & (p.arm == arm)]
-                c, n = int(f(g).sum()), len(g)
-                out.append({"flag": name, "pairing": f"{factor}: {a} vs {b}", "model": m, "arm": arm, "count": c, "n": n})
+                flagged = f(g)
+                c, n = int(flagged.sum()), len(g)
+                # per dimension: mean a - b over pairs scored on both sides, and the flagged
+                # pairs by the side scoring higher
+                dims = {}
+                for d in DIMS:
+                    delta = g[f"{d}_a"] - g[f"{d}_b"]
+                    scored = delta.notna()
+                    dims[d] = {"pairs_scored": int(scored.sum()),
+                               "mean_delta": float(delta[scored].mean()) if scored.any() else None,
+                               "flagged_a_higher": int((flagged & (delta > 0)).sum()),
+                               "flagged_b_higher": int((flagged & (delta < 0)).sum())}
+                out.append({"flag": name, "pairing": f"{factor}: {a} vs {b}", "model": m, "arm": arm, "count": c, "n": n,
+                            "dimensions": dims})
                 t = total.setdefault((m, arm), [0, 0])
                 t[0] += c
                 t[1] += n

@@ -156,12 +156,14 @@ def main():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             wres = st.wilcoxon(mit, base)
+        ci = st.ttest_rel(mit, base).confidence_interval(0.95)
         paired.append({"name": name, "treatment": mit.tolist(), "control": base.tolist(),
                        "treatment_b": mit_q.tolist(), "control_b": base_q.tolist(),
                        "mean_delta": float(d.mean()), "cohen_dz": float(d.mean() / d.std(ddof=1)),
                        "n_increased": int((d > 0).sum()), "n_decreased": int((d < 0).sum()),
                        "n_unchanged": int((d == 0).sum()), "wilcoxon_p": float(wres.pvalue),
-                       "wilcoxon_statistic": float(wres.statistic), "joint": table.tolist()})
+                       "wilcoxon_statistic": float(wres.statistic), "joint": table.tolist(),
+                       "delta_ci": [float(ci.low), float(ci.high)]})
     out["paired"] = paired
 
     # MIRA Table 5 shape: condition A and C against B, per language, 720 matched prompts each
