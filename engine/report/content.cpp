@@ -210,30 +210,37 @@ ModelArmGrouping group_by_model_arm(const Context& ctx, const Item& item, const 
       return std::make_pair(spec.factors[static_cast<std::size_t>(f)].level_index(level), level);
     };
     std::vector<std::pair<int, std::string>> key;
-    std::vector<std::string> values;
+    std::vector<std::string> values, labels;
     for (const auto& v : g.by) {
       if (v == "model" || v == "arm") {
         const std::string& value = v == "model" ? model : arm;
         key.emplace_back(index_of(spec, v, value), value);
         values.push_back(value);
+        labels.push_back(value);
       } else if (v == "cell") {  // the user-side cell: "zh.low.colloquial"
-        std::string value;
+        std::string value, label;
         int index = 0;
         for (int f : cell_factors(spec)) {
           auto [l, level] = level_of(f);
-          index = index * static_cast<int>(spec.factors[static_cast<std::size_t>(f)].levels.size()) + l;
+          const auto& factor = spec.factors[static_cast<std::size_t>(f)];
+          index = index * static_cast<int>(factor.levels.size()) + l;
           value += (value.empty() ? "" : ".") + level;
+          const bool labelled = l >= 0 && factor.levels[static_cast<std::size_t>(l)].label;
+          label += (label.empty() ? "" : ", ") + (labelled ? factor.levels[static_cast<std::size_t>(l)].label->value : level);
         }
         key.emplace_back(index, value);
         values.push_back(value);
+        labels.push_back(label);
       } else {
         auto [l, level] = level_of(spec.factor_index(v));
         key.emplace_back(l, level);
         values.push_back(level);
+        labels.push_back(level_label(spec, v, level));
       }
     }
     auto& group = groups[key];
     group.values = values;
+    group.labels = labels;
     group.entries.push_back(&e);
   }
   for (auto& [key, group] : groups) g.groups.push_back(std::move(group));

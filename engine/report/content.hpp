@@ -92,7 +92,8 @@ std::string join_by(const std::vector<std::string>& by);
 /// Entries of a by-model-and-arm list (means, flag tallies) merged by some of model and
 /// arm: results.json has nothing finer, so other variables cannot group them.
 struct ModelArmGroup {
-  std::vector<std::string> values;       ///< one per grouping variable
+  std::vector<std::string> values;       ///< one per grouping variable: names ("zh.low.colloquial")
+  std::vector<std::string> labels;       ///< the same as people read them ("Chinese, low health literacy, colloquial")
   std::vector<const Json*> entries;      ///< the merged entries, in results.json order
 };
 struct ModelArmGrouping {

@@ -102,7 +102,7 @@ Table flags_table(const Context& ctx, const Item& item, const std::vector<Flag>&
   t.numeric.resize(t.header.size(), true);
   // Rows from the first flag's groups: every flag has the same model x arm entries.
   for (const auto& g : flags.front().grouping.groups) {
-    std::vector<std::string> row = g.values.empty() ? std::vector<std::string>{"all"} : g.values;
+    std::vector<std::string> row = g.labels.empty() ? std::vector<std::string>{"all"} : g.labels;
     for (const auto& c : columns) {
       auto it = std::find_if(c.flag->grouping.groups.begin(), c.flag->grouping.groups.end(),
                              [&](const ModelArmGroup& o) { return o.values == g.values; });
@@ -176,7 +176,7 @@ void flags_item(const Context& ctx, const Item& item, std::vector<Block>& out) {
   for (const auto& f : flags) chart.series.push_back(f.name);
   // Categories from the first flag's groups: every flag has the same model x arm entries.
   for (const auto& g : flags.front().grouping.groups) {
-    chart.categories.push_back(g.values.empty() ? "all" : fmt::format("{}", fmt::join(g.values, " / ")));
+    chart.categories.push_back(g.labels.empty() ? "all" : fmt::format("{}", fmt::join(g.labels, " / ")));
     std::vector<Bar> bars;
     for (const auto& f : flags) {
       auto it = std::find_if(f.grouping.groups.begin(), f.grouping.groups.end(),

@@ -53,9 +53,9 @@ BarChart bar_chart(const ModelArmGrouping& g, const std::vector<std::string>& di
     chart.series_field = "model", chart.series_title = "model";
     std::vector<std::pair<std::string, std::string>> keys;  // (category, model) per group
     for (const auto& group : g.groups) {
-      std::vector<std::string> others = group.values;
+      std::vector<std::string> others = group.labels;
       others.erase(others.begin() + static_cast<std::ptrdiff_t>(m));
-      keys.emplace_back(joined(others), group.values[m]);
+      keys.emplace_back(joined(others), group.labels[m]);
       add_unique(chart.categories, keys.back().first);
       add_unique(chart.series, keys.back().second);
     }
@@ -73,7 +73,7 @@ BarChart bar_chart(const ModelArmGrouping& g, const std::vector<std::string>& di
   chart.series_field = "dimension", chart.series_title = "dimension";
   chart.series = dims;
   for (const auto& group : g.groups) {
-    chart.categories.push_back(joined(group.values));
+    chart.categories.push_back(joined(group.labels));
     std::vector<Bar> bars;
     for (const auto& d : dims) {
       Mean m = merge(group, d);
@@ -121,7 +121,7 @@ void means_item(const Context& ctx, const Item& item, std::vector<Block>& out) {
     t.numeric.assign(g.by.size(), false);
     for (const auto& d : dims) t.header.push_back(d), t.numeric.push_back(true);
     for (const auto& group : g.groups) {
-      std::vector<std::string> row = group.values;
+      std::vector<std::string> row = group.labels;
       for (const auto& d : dims) {
         Mean m = merge(group, d);
         row.push_back(m.mean ? mean_with_n(m.mean, m.n) : kMissing);

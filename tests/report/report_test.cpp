@@ -294,7 +294,7 @@ TEST_CASE("several reports: one file set each, figures named apart") {
   CHECK(by_cell["encoding"]["yOffset"]["field"] == "model");
   CHECK(by_cell["width"] == "container");
   CHECK(by_cell["data"]["values"].size() == 8);  // 4 cells x 2 models
-  CHECK(contains(files.at("figures/extra-bars-D3.csv"), "\nlow.anxious,local,"));
+  CHECK(contains(files.at("figures/extra-bars-D3.csv"), "\n\"low health literacy, anxious\",local,"));
   // The baseline-only bars have one bar per model and dimension, each with its n.
   const auto bars = nlohmann::json::parse(files.at("figures/extra-bars-D3-Q2.vl.json"));
   CHECK(bars["layer"][0]["encoding"]["color"]["field"] == "dimension");
