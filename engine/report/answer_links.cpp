@@ -11,6 +11,12 @@ namespace mirac::report {
 
 namespace {
 
+// The names mirac view reads as its own (engine/view/query.hpp, kQueryParams, and `view`,
+// the page's switch to its pairs): a factor so named is not a filter there, so a link
+// could not ask for its level. tests/report/answer_links_test.cpp checks the two agree.
+constexpr const char* kViewNames[] = {"model",  "arm",   "seed",   "judge", "status", "flag", "scored_on", "offset",
+                                      "limit", "factor", "a",     "b",      "dim",  "min_diff",  "view"};
+
 // `name == value` or `value == name` for a variable the view filters on: the pair
 // (variable, value), else nullopt.
 std::optional<std::pair<std::string, std::string>> equality(const Spec& spec, const ast::Binary& b) {
@@ -29,7 +35,7 @@ std::optional<std::pair<std::string, std::string>> equality(const Spec& spec, co
       return false;
     }
     const int f = spec.factor_index(var);
-    return f >= 0 && spec.factors[static_cast<std::size_t>(f)].level_index(value) >= 0;
+    return f >= 0 && !view_reserved(var) && spec.factors[static_cast<std::size_t>(f)].level_index(value) >= 0;
   };
   if (valid(lhs->name, rhs->name)) return std::make_pair(lhs->name, rhs->name);
   if (valid(rhs->name, lhs->name)) return std::make_pair(rhs->name, lhs->name);
@@ -58,6 +64,12 @@ std::string encoded(const std::string& s) {
 
 }  // namespace
 
+bool view_reserved(const std::string& name) {
+  for (const char* reserved : kViewNames)
+    if (name == reserved) return true;
+  return false;
+}
+
 bool add_param(AnswerQuery& q, const std::string& name, const std::string& value) {
   for (const auto& [n, v] : q)
     if (n == name) return v == value;
@@ -77,7 +89,7 @@ std::optional<AnswerQuery> where_query(const Spec& spec, const ast::Expr* where)
 bool add_group_param(const Spec& spec, AnswerQuery& q, const std::string& var, const std::string& value) {
   if (var == "model" || var == "arm") return add_param(q, var, value);
   const int f = spec.factor_index(var);
-  if (f < 0 || spec.factors[static_cast<std::size_t>(f)].level_index(value) < 0) return false;
+  if (f < 0 || view_reserved(var) || spec.factors[static_cast<std::size_t>(f)].level_index(value) < 0) return false;
   return add_param(q, var, value);
 }
 

@@ -99,6 +99,9 @@ std::vector<int> cell_factors(const Spec& spec);
 // --- the answers behind a number, as `mirac view`'s answer list asks for them ------------
 // (answer_links.cpp; the names are those of engine/view/query.cpp's filters)
 
+/// Whether mirac view reads `name` as one of its own parameters, so that a factor of that
+/// name cannot be filtered by there (its groups get no links).
+bool view_reserved(const std::string& name);
 /// Query parameters (name, value), in the order they are added.
 using AnswerQuery = std::vector<std::pair<std::string, std::string>>;
 /// Adds `name=value`; false when `q` already asks `name` for another value (no answer

@@ -48,8 +48,7 @@ const std::string* param(const Params& params, const std::string& name) {
 
 // The parameters that are not a filter's; every other name must be a factor's.
 bool is_query_param(const std::string& name) {
-  for (const char* known : {"model", "arm", "seed", "judge", "status", "flag", "scored_on", "offset", "limit", "factor",
-                            "a", "b", "dim", "min_diff"})
+  for (const char* known : kQueryParams)
     if (name == known) return true;
   return false;
 }

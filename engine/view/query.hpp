@@ -27,6 +27,11 @@ struct Filter {
   int scored_on = -1;
 };
 
+/// The names of the answer list's and the pairs' own parameters; every other name is a
+/// factor's. (A factor so named cannot be filtered by; the report links no answers by it.)
+inline constexpr const char* kQueryParams[] = {"model", "arm",    "seed",   "judge", "status", "flag", "scored_on",
+                                               "offset", "limit", "factor", "a",     "b",      "dim",  "min_diff"};
+
 /// Query parameters by name, as a URL gives them.
 using Params = std::map<std::string, std::string>;
 

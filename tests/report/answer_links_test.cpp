@@ -11,7 +11,9 @@
 #include <map>
 #include <regex>
 
+#include "engine/report/content.hpp"
 #include "engine/report/report.hpp"
+#include "engine/view/query.hpp"
 #include "tests/report/report_support.hpp"
 
 using namespace report_test;
@@ -181,4 +183,24 @@ TEST_CASE("report.html itself links nowhere: the cells only carry their answers"
   CHECK(html.find("data-answers=\"model=mini&amp;arm=baseline&amp;scored_on=D3\"") != std::string::npos);
   CHECK(html.find("<a ") == std::string::npos);
   CHECK(html.find("mirac-view-links") == std::string::npos);  // the script mirac view adds
+}
+
+TEST_CASE("a factor named as one of the view's own parameters gets no links") {
+  for (const char* name : mirac::view::kQueryParams) CHECK_MESSAGE(mirac::report::view_reserved(name), name);
+  CHECK(mirac::report::view_reserved("view"));
+  CHECK_FALSE(mirac::report::view_reserved("tone"));
+  // otc.audit with its factor tone named status, which the view reads as the answer's.
+  std::string text = std::regex_replace(otc_text(), std::regex("\\btone\\b"), "status") + R"(
+report named {
+  table means(D3) { by model, status }
+  table means(D3) { by model where status == calm }
+  table means(D3) { by model, literacy }
+}
+)";
+  auto c = compile_text("otc_status", text);
+  const std::string html = mirac::report::render_reports(c->spec, results_for(*c)).at("report-named.html");
+  for (const char* caption : {"Mean score (n) by model × status", "Mean score (n) by model where status == calm"})
+    for (const auto& row : table_cells(html, caption))
+      for (const auto& cell : row) CHECK_MESSAGE(cell.answers.empty(), caption);
+  CHECK(table_cells(html, "Mean score (n) by model × literacy")[0][2].answers == "model=mini&literacy=high&scored_on=D3");
 }
