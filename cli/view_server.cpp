@@ -1,5 +1,8 @@
 #include "cli/view_server.hpp"
 
+#include <fstream>
+#include <regex>
+#include <sstream>
 #include <string>
 
 #include "engine/view/json.hpp"
@@ -31,6 +34,22 @@ view::Params params_of(const httplib::Request& req) {
 }
 
 constexpr std::size_t kMaxPage = 1000;
+
+// A report page of results_dir as the view serves it: its means link to the answers they
+// average on the view's page (view::with_answer_links). The file on disk stays as it is.
+// Nullopt when `path` names no report page there.
+std::optional<std::string> linked_report(const std::filesystem::path& results_dir, const std::string& path) {
+  // Only the names the report writes (report.html, report-NAME.html), so nothing else
+  // under or above results_dir can be asked for here.
+  static const std::regex page(R"(/report/(report(-[A-Za-z0-9_-]+)?\.html))");
+  std::smatch m;
+  if (!std::regex_match(path, m, page)) return std::nullopt;
+  std::ifstream in(results_dir / m[1].str(), std::ios::binary);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  return view::with_answer_links(text.str());
+}
 
 }  // namespace
 
@@ -71,6 +90,15 @@ void add_view_routes(httplib::Server& server, const view::AnswerIndex& index, co
     }
   });
   if (has_report) {
+    // Ahead of the mount point, which would serve the page as it is on disk.
+    server.set_pre_routing_handler([results_dir](const httplib::Request& req, httplib::Response& res) {
+      if (req.method != "GET") return httplib::Server::HandlerResponse::Unhandled;
+      std::optional<std::string> page = linked_report(results_dir, req.path);
+      if (!page) return httplib::Server::HandlerResponse::Unhandled;
+      res.set_header("Cache-Control", "no-store");
+      res.set_content(*page, "text/html; charset=utf-8");
+      return httplib::Server::HandlerResponse::Handled;
+    });
     server.set_mount_point("/report/", results_dir.string());
     server.Get("/report", [](const httplib::Request&, httplib::Response& res) { res.set_redirect("/report/report.html"); });
   } else {

@@ -108,6 +108,31 @@ struct ModelArmGrouping {
 ModelArmGrouping group_by_model_arm(const Context& ctx, const Item& item, const Json* list,
                                     const std::vector<std::string>& default_by, bool cells = false);
 
+/// The factors of the user-side cell that `by cell` groups by: those a variant rewrites
+/// by, else the design's.
+std::vector<int> cell_factors(const Spec& spec);
+
+// --- the answers behind a number, as `mirac view`'s answer list asks for them ------------
+// (answer_links.cpp; the names are those of engine/view/query.cpp's filters)
+
+/// Whether mirac view reads `name` as one of its own parameters, so that a factor of that
+/// name cannot be filtered by there (its groups get no links).
+bool view_reserved(const std::string& name);
+/// Query parameters (name, value), in the order they are added.
+using AnswerQuery = std::vector<std::pair<std::string, std::string>>;
+/// Adds `name=value`; false when `q` already asks `name` for another value (no answer
+/// can then match both).
+bool add_param(AnswerQuery& q, const std::string& name, const std::string& value);
+/// Adds a group's value of `var` (model, arm or a factor); false when `var` is not one the
+/// view filters on, or the value contradicts `q`.
+bool add_group_param(const Spec& spec, AnswerQuery& q, const std::string& var, const std::string& value);
+/// The view's filters that say what `where` says: for no `where`, none; for a conjunction
+/// (`and`) of `model == x`, `arm == x` and `factor == level`, one per term. Anything else
+/// (an `or`, a `!=`, a score, a seed field) cannot be said, and gives nullopt.
+std::optional<AnswerQuery> where_query(const Spec& spec, const ast::Expr* where);
+/// "model=mini&arm=baseline", each name and value percent-encoded.
+std::string query_string(const AnswerQuery& q);
+
 /// The top of the scored rubric's scale (the bars' axis), if the spec declares one.
 std::optional<double> scale_top(const Spec& spec);
 /// Whether the scored rubric's worst score is its lowest (`worst low`); else the highest.

@@ -54,6 +54,21 @@ std::string definitions(const std::vector<const Json*>& contrasts) {
   return fmt::format("Defined as: {}.", fmt::join(parts, "; "));
 }
 
+// The answers of one group of a contrast, for mirac view: the contrast's `where` and the
+// group's values; "" when the view's filters cannot say them.
+std::string group_answers(const Spec& spec, const Json& contrast, const Json& group, const std::vector<std::string>& by) {
+  const std::string name = text(member(&contrast, "name"));
+  const ast::ContrastDecl* decl = nullptr;
+  for (const auto& c : spec.contrasts)
+    if (c.name.name == name) decl = &c;
+  if (!decl) return "";
+  std::optional<AnswerQuery> q = where_query(spec, decl->where ? &*decl->where : nullptr);
+  if (!q) return "";
+  for (const auto& v : by)
+    if (!add_group_param(spec, *q, v, text(member(&group, v)))) return "";
+  return query_string(*q);
+}
+
 }  // namespace
 
 void contrasts_item(const Context& ctx, const Item& item, std::vector<Block>& out) {
@@ -98,6 +113,7 @@ void contrasts_item(const Context& ctx, const Item& item, std::vector<Block>& ou
                               hi = number(member(ci, "upper"));
         std::string label = group_label(g, by);
         t.rows.push_back({name, label, estimate(est), interval(lo, hi), count(number(member(&g, "seeds")))});
+        t.answers.push_back({"", group_answers(ctx.spec, *c, g, by)});
         std::string value = estimate(est);
         if (lo && hi) value += " " + interval(lo, hi);
         block.rows.push_back({label, est, lo, hi, value});

@@ -84,6 +84,27 @@ BarChart bar_chart(const ModelArmGrouping& g, const std::vector<std::string>& di
   return chart;
 }
 
+// The answers a group's means average, for mirac view: the `where` and the group's values
+// (a cell its factors' levels, read from the first entry: every entry of the group is in
+// that cell). nullopt when the view's filters cannot say it.
+std::optional<AnswerQuery> group_answers(const Spec& spec, const std::optional<AnswerQuery>& where,
+                                         const ModelArmGrouping& g, const ModelArmGroup& group) {
+  if (!where || group.entries.empty()) return std::nullopt;
+  AnswerQuery q = *where;
+  for (std::size_t i = 0; i < g.by.size() && i < group.values.size(); ++i) {
+    if (g.by[i] != "cell") {
+      if (!add_group_param(spec, q, g.by[i], group.values[i])) return std::nullopt;
+      continue;
+    }
+    const Json* cell = member(group.entries.front(), "cell");
+    for (int f : cell_factors(spec)) {
+      const std::string& factor = spec.factors[static_cast<std::size_t>(f)].name;
+      if (!add_group_param(spec, q, factor, text(member(cell, factor)))) return std::nullopt;
+    }
+  }
+  return q;
+}
+
 }  // namespace
 
 void means_item(const Context& ctx, const Item& item, std::vector<Block>& out) {
@@ -120,13 +141,21 @@ void means_item(const Context& ctx, const Item& item, std::vector<Block>& out) {
     t.header = g.by;
     t.numeric.assign(g.by.size(), false);
     for (const auto& d : dims) t.header.push_back(d), t.numeric.push_back(true);
+    const std::optional<AnswerQuery> where = where_query(ctx.spec, item.where);
     for (const auto& group : g.groups) {
       std::vector<std::string> row = group.labels;
+      // A mean's n counts the answers scored on its dimension (N/A ones aside), so the
+      // link asks for those: the view then lists exactly n answers.
+      std::vector<std::string> answers(group.values.size());
+      const std::optional<AnswerQuery> base = group_answers(ctx.spec, where, g, group);
       for (const auto& d : dims) {
         Mean m = merge(group, d);
         row.push_back(m.mean ? mean_with_n(m.mean, m.n) : kMissing);
+        AnswerQuery q = base.value_or(AnswerQuery{});
+        answers.push_back(base && m.mean && add_param(q, "scored_on", d) ? query_string(q) : "");
       }
       t.rows.push_back(std::move(row));
+      t.answers.push_back(std::move(answers));
     }
     out.push_back(std::move(t));
     return;

@@ -129,6 +129,8 @@ function buildFilters() {
   box.append(select('judge', 'judge state', m.judge_states, f.judge, change('judge')));
   box.append(select('status', 'answer', ['done', 'failed', 'missing'], f.status, change('status')));
   box.append(select('flag', 'flag', m.flags.map((x) => x.name), f.flag, change('flag')));
+  // The answers a mean of the report averages: those scored on its dimension (N/A aside).
+  if (m.dims.length) box.append(select('scored_on', 'scored on', m.dims, f.scored_on, change('scored_on')));
 }
 
 function buildPairControls() {
@@ -338,8 +340,27 @@ start();
 </html>
 )html";
 
+// Added at the end of a report page's body, after its tables. Moves the cell's text into
+// the link, so the page reads as before, numbers now underlined.
+constexpr std::string_view kAnswerLinks = R"html(<script id="mirac-view-links">
+for (const cell of document.querySelectorAll('td[data-answers]')) {
+  const link = document.createElement('a');
+  link.href = '/?' + cell.dataset.answers;
+  link.title = 'the answers behind this number, in mirac view';
+  link.append(...cell.childNodes);
+  cell.append(link);
+}
+</script>
+)html";
+
 }  // namespace
 
 std::string_view page_html() { return kPage; }
+
+std::string with_answer_links(std::string report_html) {
+  const auto end = report_html.rfind("</body>");
+  report_html.insert(end == std::string::npos ? report_html.size() : end, kAnswerLinks);
+  return report_html;
+}
 
 }  // namespace mirac::view

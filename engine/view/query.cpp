@@ -48,8 +48,7 @@ const std::string* param(const Params& params, const std::string& name) {
 
 // The parameters that are not a filter's; every other name must be a factor's.
 bool is_query_param(const std::string& name) {
-  for (const char* known : {"model", "arm", "seed", "judge", "status", "flag", "offset", "limit", "factor", "a", "b",
-                            "dim", "min_diff"})
+  for (const char* known : kQueryParams)
     if (name == known) return true;
   return false;
 }
@@ -73,6 +72,7 @@ Filter parse_filter(const AnswerIndex& index, const Params& params, std::string&
     index_of(std::vector<std::string>{"done", "failed", "missing"}, *v, "answer status", error);
   }
   if (const std::string* v = param(params, "flag")) f.flag = index_of(flag_names(spec), *v, "flag", error);
+  if (const std::string* v = param(params, "scored_on")) f.scored_on = index_of(index.dims(), *v, "dimension", error);
   for (const auto& [name, value] : params) {
     if (is_query_param(name) || value.empty()) continue;
     const int factor = spec.factor_index(name);
@@ -94,6 +94,8 @@ bool keeps(const AnswerIndex& index, const Filter& f, const AnswerRow& row, int 
   if (f.judging && row.judging != *f.judging) return false;
   if (!f.status.empty() && row.status != f.status) return false;
   if (f.flag >= 0 && !row.flags[static_cast<std::size_t>(f.flag)]) return false;
+  if (f.scored_on >= 0 && (row.judging != Judging::scored || std::isnan(row.scores[static_cast<std::size_t>(f.scored_on)])))
+    return false;
   if (!f.seed.empty()) {
     if (row.seed < 0) return false;
     if (index.spec().seeds[static_cast<std::size_t>(row.seed)].id.find(f.seed) == std::string::npos) return false;

@@ -22,13 +22,21 @@ struct Filter {
   std::optional<Judging> judging;
   std::string status;       ///< done, failed or missing; empty = any
   int flag = -1;            ///< index into spec.flags: only answers it marks
+  /// Index into AnswerIndex::dims: only answers the scoring rater scored on it (not N/A),
+  /// the answers a mean on that dimension averages (report.html links to them).
+  int scored_on = -1;
 };
+
+/// The names of the answer list's and the pairs' own parameters; every other name is a
+/// factor's. (A factor so named cannot be filtered by; the report links no answers by it.)
+inline constexpr const char* kQueryParams[] = {"model", "arm",    "seed",   "judge", "status", "flag", "scored_on",
+                                               "offset", "limit", "factor", "a",     "b",      "dim",  "min_diff"};
 
 /// Query parameters by name, as a URL gives them.
 using Params = std::map<std::string, std::string>;
 
 /// The filter `params` ask for: model, arm, seed, judge (a judging state), status, flag,
-/// and any factor by its name (`literacy=low`). An unknown name or value sets `error`.
+/// scored_on (a dimension), and any factor by its name (`literacy=low`). An unknown name or value sets `error`.
 Filter parse_filter(const AnswerIndex& index, const Params& params, std::string& error);
 
 /// Indices into index.rows() of the answers `filter` keeps, in plan order.

@@ -27,6 +27,12 @@ struct Table {
   std::vector<std::string> header;
   std::vector<bool> numeric;  ///< per column: right-aligned
   std::vector<std::vector<std::string>> rows;
+  /// Per row and column, the answers a cell stands for as a query of `mirac view`'s answer
+  /// list ("model=mini&arm=baseline&scored_on=D3"); "" (or a row or column left out): none.
+  /// report.html keeps them as `data-answers` attributes, which do nothing in the file;
+  /// `mirac view`, serving the page, adds a script that makes those cells links into the
+  /// view. report.md, with no view to link to, leaves them out.
+  std::vector<std::vector<std::string>> answers;
 };
 /// A chart as a Vega-Lite spec holding its data (`data.values`: flat rows, the same
 /// columns in each). report.html draws it; report.md shows its data as a table and links

@@ -71,6 +71,12 @@ std::string code_spans(const std::string& text) {
   return out;
 }
 
+// The answers of row `r`, column `c` ("" when the table names none there).
+const std::string& answers_of(const Table& t, std::size_t r, std::size_t c) {
+  static const std::string none;
+  return r < t.answers.size() && c < t.answers[r].size() ? t.answers[r][c] : none;
+}
+
 void table(std::string& out, const Table& t) {
   auto cls = [&](std::size_t i) { return i < t.numeric.size() && t.numeric[i] ? " class=\"num\"" : ""; };
   out += "<table>\n";
@@ -78,10 +84,15 @@ void table(std::string& out, const Table& t) {
   out += "<thead><tr>";
   for (std::size_t i = 0; i < t.header.size(); ++i) out += fmt::format("<th{}>{}</th>", cls(i), xml_escape(t.header[i]));
   out += "</tr></thead>\n<tbody>\n";
-  for (const auto& row : t.rows) {
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    const auto& row = t.rows[r];
     out += "<tr>";
-    for (std::size_t i = 0; i < t.header.size(); ++i)
-      out += fmt::format("<td{}>{}</td>", cls(i), xml_escape(i < row.size() ? row[i] : ""));
+    for (std::size_t i = 0; i < t.header.size(); ++i) {
+      // Inert in the file: mirac view, serving the page, makes such cells links.
+      const std::string& answers = answers_of(t, r, i);
+      const std::string data = answers.empty() ? "" : fmt::format(" data-answers=\"{}\"", xml_escape(answers));
+      out += fmt::format("<td{}{}>{}</td>", cls(i), data, xml_escape(i < row.size() ? row[i] : ""));
+    }
     out += "</tr>\n";
   }
   out += "</tbody>\n</table>\n";

@@ -81,6 +81,14 @@ TEST_CASE("mirac view serves the answers, pairs and report of a run store, and s
   const auto report = server.get("/report/report.html");
   CHECK(report.status == 200);
   CHECK(report.body.find("<html") != std::string::npos);
+  // Served by the view, the page has the script that makes its means links to the answers;
+  // the file on disk has not.
+  CHECK(report.body.find("<script id=\"mirac-view-links\">") != std::string::npos);
+  CHECK(report.body.find("</script>\n</body>\n</html>\n") != std::string::npos);
+  CHECK(report.body.find("data-answers=\"model=mini&amp;arm=baseline&amp;scored_on=D3\"") != std::string::npos);
+  CHECK(mirac::test::read_text(std::filesystem::path(store) / "results" / "report.html").find("mirac-view-links") == std::string::npos);
+  CHECK(server.get("/report").status == 302);
+  CHECK(server.get("/report/report-none.html").status == 404);
 
   CHECK(server.stop() == 0);
   CHECK(server.log().find("mirac view: stopped") != std::string::npos);

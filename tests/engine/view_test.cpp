@@ -1,6 +1,6 @@
 // view_test.cpp: the index `mirac view` serves (engine/view) over an offline run of the OTC
 // example: a row per request with its answer and the judge's scores; filters by model,
-// factor level, seed, judge state and flag; matched pairs that differ in one factor only,
+// factor level, seed, judge state, flag and the dimension an answer is scored on; matched pairs that differ in one factor only,
 // with a - b per dimension; and flags that mark exactly what the analysis counted in
 // results.json (the same condition code evaluates them).
 #include <doctest/doctest.h>
@@ -122,6 +122,25 @@ TEST_CASE("the view index: every answer with its scores, filtered by model, leve
   const auto page = mirac::view::answers_json(index, mirac::view::filter_rows(index, {}), 40, 50);
   CHECK(page["total"] == 48);
   CHECK(page["rows"].size() == 8);
+
+  // scored_on: the answers a mean on that dimension averages, as many as results.json's n
+  // of every cell mean (report.html links its means to these).
+  std::ifstream in(run.dir / "results" / "results.json");
+  const auto results = nlohmann::json::parse(in);
+  REQUIRE(results["cell_means"].size() == 16);
+  for (const auto& cell : results["cell_means"])
+    for (const auto& [dimension, mean] : cell["dimensions"].items()) {
+      Params params{{"model", cell["model"].get<std::string>()}, {"arm", cell["arm"].get<std::string>()},
+                    {"scored_on", dimension}};
+      for (const auto& [factor, level] : cell["cell"].items()) params[factor] = level.get<std::string>();
+      CHECK(run.count(params) == mean["n"].get<std::size_t>());
+    }
+  std::size_t q3 = 0;
+  for (const auto& r : index.rows()) q3 += !std::isnan(r.scores[static_cast<std::size_t>(dim(index, "Q3"))]);
+  CHECK(run.count({{"scored_on", "Q3"}}) == q3);
+  error.clear();
+  mirac::view::parse_filter(index, {{"scored_on", "D9"}}, error);
+  CHECK(error == "unknown dimension 'D9' (expected one of: D1, D2, D3, Q2, Q3)");
 }
 
 TEST_CASE("the view's matched pairs differ in one factor only; a pair flag keeps the pairs it fires on") {
