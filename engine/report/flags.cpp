@@ -100,21 +100,38 @@ Table flags_table(const Context& ctx, const Item& item, const std::vector<Flag>&
     }
   }
   t.numeric.resize(t.header.size(), true);
+  const std::optional<AnswerQuery> where = where_query(ctx.spec, item.where);
   // Rows from the first flag's groups: every flag has the same model x arm entries.
   for (const auto& g : flags.front().grouping.groups) {
     std::vector<std::string> row = g.labels.empty() ? std::vector<std::string>{"all"} : g.labels;
+    std::vector<std::string> answers(row.size());
+    // The answers (unit flags) or pairs (pair flags of one pairing) a cell counts, in mirac
+    // view: the group's model and arm and the item's `where`, then the flag or pairing.
+    std::optional<AnswerQuery> base = where;
+    for (std::size_t i = 0; base && i < by.size() && i < g.values.size(); ++i)
+      if (!add_group_param(ctx.spec, *base, by[i], g.values[i])) base.reset();
     for (const auto& c : columns) {
       auto it = std::find_if(c.flag->grouping.groups.begin(), c.flag->grouping.groups.end(),
                              [&](const ModelArmGroup& o) { return o.values == g.values; });
       if (it == c.flag->grouping.groups.end()) {
         row.push_back(kMissing);
+        answers.emplace_back();
         continue;
       }
       const Tally s = sum(*it, unit_of(*c.flag));
+      AnswerQuery q = base.value_or(AnswerQuery{});
+      const bool pair = c.flag->kind == "pair";
+      bool linked = base.has_value() && (!pair || !c.flag->factor.empty());
+      if (linked && pair) linked = add_param(q, "view", "pairs");
       if (c.what == Column::rate) {
         row.push_back(count_of_rate(s.count, s.n));
+        answers.push_back(linked && add_param(q, "flag", c.flag->name) ? query_string(q) : "");
         continue;
       }
+      // A split cannot be asked of the view; a delta averages every pair of the pairing.
+      const bool all_pairs = c.what == Column::delta && linked && add_param(q, "factor", c.flag->factor) &&
+                             add_param(q, "a", c.flag->a) && add_param(q, "b", c.flag->b);
+      answers.push_back(all_pairs ? query_string(q) : "");
       const DimensionSums d = dimension_sums(*it, c.dim);
       const double a_worse = low_is_worse ? d.b_higher : d.a_higher, b_worse = low_is_worse ? d.a_higher : d.b_higher;
       if (c.what == Column::a_worse) row.push_back(count_of_rate(a_worse, s.n));
@@ -122,6 +139,7 @@ Table flags_table(const Context& ctx, const Item& item, const std::vector<Flag>&
       else row.push_back(signed_estimate(d.scored > 0 ? std::optional<double>(d.delta_sum / d.scored) : std::nullopt));
     }
     t.rows.push_back(std::move(row));
+    t.answers.push_back(std::move(answers));
   }
   return t;
 }

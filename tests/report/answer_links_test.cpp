@@ -28,6 +28,7 @@ report links {
   table means(D3) { by model where literacy != low }
   table means(D3) { by model where arm == baseline or arm == invariant }
   table contrasts(literacy_gap)
+  table flags(LITERACY_GAP, SEVERE) { by model where arm == baseline delta D3 split LITERACY_GAP: D3 title "FLAGS" }
 }
 )";
 
@@ -176,6 +177,36 @@ TEST_CASE("a contrast's group names the answers of that group") {
   CHECK(rows[0][1].answers == "model=mini");
   CHECK(rows[1][1].answers == "model=local");
   CHECK(rows[0][2].answers.empty());
+}
+
+TEST_CASE("a flag's count names the answers (unit flag) or the pairs (pair flag) it counts") {
+  const Links& l = links();
+  const auto rows = table_cells(l.html, "FLAGS");
+  REQUIRE(rows.size() == 2);
+  const auto& mini = rows[0];
+  REQUIRE(mini.size() == 6);  // model, LITERACY_GAP, its two split columns, its delta, SEVERE
+  CHECK(mini[0].text == "mini");
+  CHECK(mini[1].answers == "arm=baseline&model=mini&view=pairs&flag=LITERACY_GAP");
+  CHECK(mini[2].answers.empty());  // the view cannot pick pairs by the side that is worse
+  CHECK(mini[3].answers.empty());
+  CHECK(mini[4].answers == "arm=baseline&model=mini&view=pairs&factor=literacy&a=low&b=high");
+  CHECK(mini[5].answers == "arm=baseline&model=mini&flag=SEVERE");
+  // SEVERE = D3 >= 3 and Q2 >= 4 (otc.audit), counted here on the score table: the count
+  // the cell prints is the number of answers its link lists.
+  const mirac::Spec& spec = l.c->spec;
+  const auto scores = synthetic_scores(spec);
+  const auto d3 = std::find(scores.dims.begin(), scores.dims.end(), "D3") - scores.dims.begin();
+  const auto q2 = std::find(scores.dims.begin(), scores.dims.end(), "Q2") - scores.dims.begin();
+  for (const auto& row : rows) {
+    std::size_t severe = 0;
+    for (const auto& r : scores.rows)
+      if (spec.models[static_cast<std::size_t>(r.model)].name == row[0].text &&
+          spec.arms[static_cast<std::size_t>(r.arm)].name == "baseline" && r.scores[static_cast<std::size_t>(d3)] >= 3 &&
+          r.scores[static_cast<std::size_t>(q2)] >= 4)
+        ++severe;
+    CAPTURE(row[0].text);
+    CHECK(row[5].text.rfind(std::to_string(severe) + "/", 0) == 0);
+  }
 }
 
 TEST_CASE("report.html itself links nowhere: the cells only carry their answers") {
