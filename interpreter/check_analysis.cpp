@@ -504,6 +504,9 @@ class Checker {
     for (const auto& c : spec_.contrasts) contrasts.insert(c.name.name);
     for (const auto& a : spec_.analyses) analyses.insert(a.name.name);
     for (const auto& f : spec_.flags) flags.insert(f.name.name);
+    std::set<std::string> plain_fields;  // one value per seed: what seeds(...) can count by
+    for (const auto& f : spec_.seed_fields)
+      if (f.index_factor < 0) plain_fields.insert(f.name);
     static const std::set<std::string> kinds = {"table", "figure", "text", "section"};
     for (const auto& item : r.items) {
       if (!kinds.count(item.kind.name)) {
@@ -520,24 +523,39 @@ class Checker {
         diags_.error(item.content->range, "expected a table or figure such as means(D3) or contrasts(DTI_core)");
         continue;
       }
-      static const std::map<std::string, int> kContent = {{"means", 0}, {"bars", 0}, {"contrasts", 1}, {"analysis", 2}, {"flags", 3}};
+      // What each kind of content names in its arguments.
+      static const std::map<std::string, int> kContent = {{"means", 0}, {"bars", 0}, {"contrasts", 1}, {"analysis", 2},
+                                                          {"flags", 3}, {"seeds", 4}};
+      static const char* const kWhat[] = {"dimensions", "contrasts", "analyses", "flags", "seed fields"};
       auto kind = kContent.find(c->callee.name);
       if (kind == kContent.end()) {
         diags_.error(c->callee.range, with_suggestion(fmt::format("unknown {} '{}'", item.kind.name, c->callee.name),
-                                                      c->callee.name, {"means", "bars", "contrasts", "analysis", "flags"}));
+                                                      c->callee.name, {"means", "bars", "contrasts", "analysis", "flags", "seeds"}));
         continue;
       }
-      const std::set<std::string>& allowed = kind->second == 0 ? dims_ : kind->second == 1 ? contrasts : kind->second == 2 ? analyses : flags;
+      const std::set<std::string>& allowed = kind->second == 0 ? dims_ : kind->second == 1 ? contrasts
+                                             : kind->second == 2 ? analyses : kind->second == 3 ? flags : plain_fields;
       for (const auto& arg : c->args) {
         const auto* n = std::get_if<ast::Name>(&arg.node);
+        if (n && kind->second == 4 && n->name != "id" && seed_fields_.count(n->name) && !allowed.count(n->name)) {
+          diags_.error(arg.range, fmt::format("seeds({}): '{}' has a value per level of a factor, not one per seed to count "
+                                              "seeds by",
+                                              n->name, n->name));
+          continue;
+        }
         if (!n || !allowed.count(n->name))
           diags_.error(arg.range, with_suggestion(fmt::format("'{}' is not one of the spec's {}", n ? n->name : "expression",
-                                                              kind->second == 0 ? "dimensions" : kind->second == 1 ? "contrasts"
-                                                              : kind->second == 2 ? "analyses" : "flags"),
+                                                              kWhat[kind->second]),
                                                   n ? n->name : "", list(allowed)));
       }
+      if (kind->second == 4 && c->args.empty())
+        diags_.error(c->callee.range, "seeds() needs a seed field to count the seeds by, e.g. seeds(category)");
       for (const auto& o : item.options) {
-        if (o.key.name == "by") {
+        if (kind->second == 4 && (o.key.name == "by" || o.key.name == "where")) {
+          // results.json counts the seeds once, over every analysed answer.
+          diags_.error(o.key.range, fmt::format("seeds(...) takes no '{}': it counts every seed the analysed answers cover",
+                                                o.key.name));
+        } else if (o.key.name == "by") {
           for (const auto& v : o.values) grouping_expr(v.value);
         } else if (o.key.name == "where") {
           for (const auto& v : o.values) names(v.value, row_env());

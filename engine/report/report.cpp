@@ -119,8 +119,10 @@ void render_item(const Context& ctx, const Item& item, std::vector<Block>& out) 
     analyses_item(ctx, item, out);
   } else if (item.content == "flags") {
     flags_item(ctx, item, out);
+  } else if (item.content == "seeds") {
+    seeds_item(ctx, item, out);
   } else {
-    out.push_back(Note{fmt::format("{} '{}' is not one the report knows (means, bars, contrasts, analysis, flags).",
+    out.push_back(Note{fmt::format("{} '{}' is not one the report knows (means, bars, contrasts, analysis, flags, seeds).",
                                    item.kind, item.content)});
   }
 }
