@@ -1,6 +1,7 @@
 // spearman.cpp: `spearman(D3) { by model * language against csv("f") { ... } }`: the
 // ecological-validity check (paper, Table 6): the audit's mean score per group against an
-// external file's score for the same group, correlated by Spearman's rho.
+// external file's score for the same group, correlated by Spearman's rho. Each group's
+// values and ranks are kept: they are the points of the paper's Figure 4.
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -60,7 +61,9 @@ nlohmann::ordered_json run_spearman(const Context& ctx, const ast::AnalysisDecl&
   j["against"] = file.value;
 
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
-  Table table{"spearman_" + a.name.name, {"dimension", "group", "audit_mean", "audit_n", "external", "audit_rank", "external_rank"}, {}};
+  Table table{"spearman_" + a.name.name,
+              {"dimension", "group", "audit_mean", "audit_n", "external", "audit_rank", "external_rank"},
+              {}};
   for (const auto& arg : a.args) {
     const std::string dim = name_of(arg);
     const int d = ctx.scores.dim_index(dim);
