@@ -508,6 +508,9 @@ class Checker {
       if (a.kind.name == "paired") paireds.insert(a.name.name);
     }
     for (const auto& f : spec_.flags) flags.insert(f.name.name);
+    std::set<std::string> plain_fields;  // one value per seed: what seeds(...) can count by
+    for (const auto& f : spec_.seed_fields)
+      if (f.index_factor < 0) plain_fields.insert(f.name);
     static const std::set<std::string> kinds = {"table", "figure", "text", "section"};
     for (const auto& item : r.items) {
       if (!kinds.count(item.kind.name)) {
@@ -537,7 +540,8 @@ class Checker {
           {"analysis", {&analyses, "analyses", {"by", "where"}}},
           {"coefficients", {&lmms, "lmm analyses", {"terms"}}},
           {"deltas", {&paireds, "paired analyses", {}}},
-          {"flags", {&flags, "flags", {"by", "where", "delta", "split"}}}};
+          {"flags", {&flags, "flags", {"by", "where", "delta", "split"}}},
+          {"seeds", {&plain_fields, "seed fields", {}}}};
       auto content = contents.find(c->callee.name);
       if (content == contents.end()) {
         std::set<std::string> names;
@@ -551,14 +555,26 @@ class Checker {
       const std::set<std::string>& allowed = *content->second.allowed;
       for (const auto& arg : c->args) {
         const auto* n = std::get_if<ast::Name>(&arg.node);
+        if (n && c->callee.name == "seeds" && n->name != "id" && seed_fields_.count(n->name) && !allowed.count(n->name)) {
+          diags_.error(arg.range, fmt::format("seeds({}): '{}' has a value per level of a factor, not one per seed to count "
+                                              "seeds by",
+                                              n->name, n->name));
+          continue;
+        }
         if (!n || !allowed.count(n->name))
           diags_.error(arg.range, with_suggestion(fmt::format("'{}' is not one of the spec's {}", n ? n->name : "expression",
                                                               content->second.what),
                                                   n ? n->name : "", list(allowed)));
       }
+      if (c->callee.name == "seeds" && c->args.empty())
+        diags_.error(c->callee.range, "seeds() needs a seed field to count the seeds by, e.g. seeds(category)");
       for (const auto& o : item.options) {
         const std::string& key = o.key.name;
-        if (key != "title" && !content->second.options.count(key)) {
+        if (c->callee.name == "seeds" && (key == "by" || key == "where")) {
+          // results.json counts the seeds once, over every analysed answer.
+          diags_.error(o.key.range, fmt::format("seeds(...) takes no '{}': it counts every seed the analysed answers cover",
+                                                key));
+        } else if (key != "title" && !content->second.options.count(key)) {
           std::set<std::string> known = content->second.options;
           known.insert("title");
           diags_.error(o.key.range, with_suggestion(fmt::format("unknown option '{}' of {}", key, c->callee.name), key, list(known)));

@@ -14,6 +14,9 @@ void add_cell_means(const Context& ctx, Output& out);
 void add_flags(const Context& ctx, Output& out);
 /// Every contrast with its cluster-bootstrap interval over seeds (contrasts.cpp).
 void add_contrasts(const Context& ctx, Output& out);
+/// The seeds the scores cover, counted by the values of each categorical seed field
+/// (results.json `seeds`, seeds.cpp).
+void add_seeds(const Context& ctx, Output& out);
 /// Every analysis, by kind (analyses.cpp dispatches to lmm.cpp, wilcoxon.cpp, ...).
 void add_analyses(const Context& ctx, Output& out);
 

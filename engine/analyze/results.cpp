@@ -15,6 +15,7 @@ Output analyze_scores(const Spec& spec, const ScoreTable& scores, const AnalyzeO
   add_contrasts(ctx, out);
   add_flags(ctx, out);
   add_analyses(ctx, out);
+  add_seeds(ctx, out);
   return out;
 }
 

@@ -1,7 +1,9 @@
 // spearman.cpp: `spearman(D3) { by model * language against csv("f") { ... } }`: the
 // ecological-validity check (paper, Table 6): the audit's mean score per group against an
-// external file's score for the same group, correlated by Spearman's rho.
+// external file's score for the same group, correlated by Spearman's rho. Each group's
+// values and ranks are kept: they are the points of the paper's Figure 4.
 #include <charconv>
+#include <cmath>
 #include <map>
 
 #include <fmt/format.h>
@@ -10,6 +12,7 @@
 #include "engine/analyze/pairs.hpp"
 #include "engine/analyze/parts.hpp"
 #include "runtime/stats/nonparametric.hpp"
+#include "runtime/stats/ranks.hpp"
 
 namespace mirac::analyze {
 
@@ -27,7 +30,8 @@ std::string normalise(const Spec& spec, const std::string& variable, const std::
 std::optional<double> number(const std::string& s) {
   double x = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
-  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
+  // "nan" and "inf" parse, but no rank can be given to them.
+  if (ec != std::errc() || end != s.data() + s.size() || s.empty() || !std::isfinite(x)) return std::nullopt;
   return x;
 }
 
@@ -57,7 +61,9 @@ nlohmann::ordered_json run_spearman(const Context& ctx, const ast::AnalysisDecl&
   j["against"] = file.value;
 
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
-  Table table{"spearman_" + a.name.name, {"dimension", "group", "audit_mean", "audit_n", "external"}, {}};
+  Table table{"spearman_" + a.name.name,
+              {"dimension", "group", "audit_mean", "audit_n", "external", "audit_rank", "external_rank"},
+              {}};
   for (const auto& arg : a.args) {
     const std::string dim = name_of(arg);
     const int d = ctx.scores.dim_index(dim);
@@ -89,6 +95,8 @@ nlohmann::ordered_json run_spearman(const Context& ctx, const ast::AnalysisDecl&
                         fmt::format("a second row for the same {} in '{}'", fmt::join(by, " x "), file.value));
     }
     std::vector<double> xs, ys;
+    std::vector<std::string> labels;
+    std::vector<std::size_t> counts;
     nlohmann::ordered_json pairs = nlohmann::ordered_json::array();
     for (const Group& g : groups) {
       double sum = 0;
@@ -105,7 +113,18 @@ nlohmann::ordered_json run_spearman(const Context& ctx, const ast::AnalysisDecl&
       p["audit_n"] = n;
       p["external"] = it->second;
       pairs.push_back(std::move(p));
-      table.rows.push_back({dim, group_label(g), csv_number(mean), std::to_string(n), csv_number(it->second)});
+      labels.push_back(group_label(g));
+      counts.push_back(n);
+    }
+    // The ranks rho correlates, for the figure of rank-order alignment (paper, Figure 4):
+    // among the groups both sides have, 1 the lowest, ties the mean of the ranks they span.
+    const std::vector<double> audit_ranks = stats::average_ranks(xs).ranks;
+    const std::vector<double> external_ranks = stats::average_ranks(ys).ranks;
+    for (std::size_t k = 0; k < xs.size(); ++k) {
+      pairs[k]["audit_rank"] = audit_ranks[k];
+      pairs[k]["external_rank"] = external_ranks[k];
+      table.rows.push_back({dim, labels[k], csv_number(xs[k]), std::to_string(counts[k]), csv_number(ys[k]),
+                            csv_number(audit_ranks[k]), csv_number(external_ranks[k])});
     }
     nlohmann::ordered_json r{{"dimension", dim}, {"n", xs.size()}};
     if (xs.size() >= 3) {

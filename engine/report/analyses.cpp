@@ -1,7 +1,8 @@
 // analyses.cpp: `table analysis(rq1, rq2)`: each analysis as the table(s) of its kind
 // (lmm coefficients, Wilcoxon tests, paired comparisons and patterns, Spearman
-// correlations). `figure analysis(...)` draws an lmm's coefficients with their Wald
-// intervals; other kinds have no figure and are shown as their tables.
+// correlations, in spearman.cpp). `figure analysis(...)` draws an lmm's coefficients with
+// their Wald intervals and a Spearman analysis's ranks; other kinds have no
+// figure and are shown as their tables.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -277,27 +278,6 @@ void paired(const Item& item, const Json& a, std::vector<Block>& out) {
   }
 }
 
-void spearman(const Item& item, const Json& a, std::vector<Block>& out) {
-  const std::string name = text(member(&a, "name"));
-  std::vector<std::string> by;
-  if (const Json* b = member(&a, "by"); b && b->is_array())
-    for (const auto& v : *b) by.push_back(text(&v));
-  Table t;
-  t.caption = !item.title.empty() ? item.title
-                                  : fmt::format("Analysis {}: Spearman correlation of the audit's means with {}, by {}", name,
-                                                text(member(&a, "against")), join_by(by));
-  t.header = {"dimension", "groups", "rho", "t", "df", "p"};
-  t.numeric = {false, true, true, true, true, true};
-  if (const Json* results = member(&a, "results"); results && results->is_array())
-    for (const auto& r : *results) {
-      if (member(&r, "error"))
-        out.push_back(Note{fmt::format("Analysis {}, {}: {}.", name, text(member(&r, "dimension")), text(member(&r, "error")))});
-      t.rows.push_back({text(member(&r, "dimension")), count_of(&r, "n"), estimate(number(member(&r, "rho"))),
-                        estimate(number(member(&r, "t"))), fixed(number(member(&r, "df")), 0), p_value(number(member(&r, "p")))});
-    }
-  out.push_back(std::move(t));
-}
-
 }  // namespace
 
 void analyses_item(const Context& ctx, const Item& item, std::vector<Block>& out) {
@@ -316,12 +296,12 @@ void analyses_item(const Context& ctx, const Item& item, std::vector<Block>& out
                                      text(error))});
       continue;
     }
-    if (item.kind == "figure" && kind != "lmm")
+    if (item.kind == "figure" && kind != "lmm" && kind != "spearman")
       out.push_back(Note{fmt::format("A {} analysis has no figure; analysis {} is shown as a table.", kind, name)});
     if (kind == "lmm") lmm(ctx, item, *a, out);
     else if (kind == "wilcoxon") wilcoxon(ctx.spec, item, *a, out);
     else if (kind == "paired") paired(item, *a, out);
-    else if (kind == "spearman") spearman(item, *a, out);
+    else if (kind == "spearman") spearman_analysis(item, *a, out);
     else if (kind == "agreement") agreement_table(item, *a, out);
     else if (kind == "criteria") criteria_table(item, *a, out);
     else out.push_back(Note{fmt::format("Analysis {} has a kind the report does not know ('{}').", name, kind)});

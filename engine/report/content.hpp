@@ -20,7 +20,7 @@ using Json = nlohmann::ordered_json;
 /// without one) is built from the same items.
 struct Item {
   std::string kind;     ///< section, text, table, figure
-  std::string content;  ///< means, bars, contrasts, analysis, flags (tables and figures)
+  std::string content;  ///< means, bars, contrasts, analysis, flags, seeds (tables and figures)
   std::vector<std::string> args;
   std::vector<std::string> by;  ///< the `by` option's variables; empty: the content's default
   const ast::Expr* where = nullptr;  ///< the `where` option, pointing into the spec
@@ -50,8 +50,13 @@ void coefficients_item(const Context& ctx, const Item& item, std::vector<Block>&
 /// `table deltas(A)` and `figure deltas(A)`: a paired analysis's mean differences by group
 /// and dimension, as the paper's Table 18 and Figure 5.
 void deltas_item(const Context& ctx, const Item& item, std::vector<Block>& out);
+/// `seeds(category)`: how many seeds have each value of a seed field (seeds.cpp).
+void seeds_item(const Context& ctx, const Item& item, std::vector<Block>& out);
 /// An agreement analysis's table (agreement.cpp; analyses_item calls it).
 void agreement_table(const Item& item, const Json& analysis, std::vector<Block>& out);
+/// A spearman analysis (spearman.cpp): its table of rho per dimension, or as a figure the
+/// groups' ranks on both sides, one figure per dimension.
+void spearman_analysis(const Item& item, const Json& analysis, std::vector<Block>& out);
 /// A criteria analysis's tables (criteria.cpp): the elements most dropped or least met.
 void criteria_table(const Item& item, const Json& analysis, std::vector<Block>& out);
 

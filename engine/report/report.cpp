@@ -140,9 +140,11 @@ void render_item(const Context& ctx, const Item& item, std::vector<Block>& out) 
     coefficients_item(ctx, item, out);
   } else if (item.content == "deltas") {
     deltas_item(ctx, item, out);
+  } else if (item.content == "seeds") {
+    seeds_item(ctx, item, out);
   } else {
     out.push_back(Note{fmt::format("{} '{}' is not one the report knows (means, bars, contrasts, analysis, coefficients, "
-                                   "deltas, flags).",
+                                   "deltas, flags, seeds).",
                                    item.kind, item.content)});
   }
 }

@@ -68,6 +68,7 @@ VegaSpec bar_chart_spec(const BarChart& c) {
       if (b.value && std::isfinite(*b.value)) top = std::max(top, *b.value);
   VegaSpec x = {{"field", c.value_field}, {"type", "quantitative"}, {"title", c.value_title}};
   if (c.value_max) x["scale"] = {{"domain", {0, std::max(*c.value_max, top)}}};
+  if (c.whole_numbers) x["axis"] = {{"tickMinStep", 1}, {"format", "d"}};
   const bool legend = c.series.size() > 1;
   VegaSpec colour = {{"field", c.series_field}, {"type", "nominal"}, {"scale", colour_scale(c.series)},
                      {"legend", legend ? VegaSpec{{"orient", "top"}, {"title", c.series_title}, {"columns", 6}}
@@ -123,6 +124,45 @@ VegaSpec interval_chart_spec(const IntervalChart& c) {
                      {"x2", {{"field", "upper"}}}, {"color", colour}, {"tooltip", tooltip}}}},
       {{"mark", {{"type", "point"}, {"filled", true}, {"size", 60}, {"opacity", 1}}},
        {"encoding", {{"y", y}, {"x", {{"field", "estimate"}, {"type", "quantitative"}}}, {"color", colour},
+                     {"tooltip", tooltip}}}}};
+  return spec;
+}
+
+VegaSpec rank_scatter_spec(const RankScatter& c) {
+  VegaSpec values = VegaSpec::array();
+  for (const auto& p : c.points)
+    values.push_back({{"group", p.label},
+                      {c.x_field, round4(p.x_rank)},
+                      {c.y_field, round4(p.y_rank)},
+                      {c.x_value_field, number_or_null(p.x_value)},
+                      {c.y_value_field, number_or_null(p.y_value)},
+                      {"n", p.n_text}});
+  // Ranks run from 1 to n: the same axis on both sides, half a rank of room at each end,
+  // so that the diagonal is the line of equal ranks.
+  const double top = std::max<double>(2, static_cast<double>(c.points.size())) + 0.5;
+  VegaSpec domain = {0.5, top};
+  VegaSpec spec = frame(c.title, std::move(values), 320);
+  auto axis = [&](const std::string& field, const std::string& title) {
+    return VegaSpec{{"field", field}, {"type", "quantitative"}, {"title", title},
+                    {"scale", {{"domain", domain}, {"nice", false}, {"zero", false}}},
+                    {"axis", {{"tickMinStep", 1}, {"format", "d"}}}};
+  };
+  VegaSpec tooltip = {{{"field", "group"}},
+                      {{"field", c.x_field}, {"title", c.x_title}},
+                      {{"field", c.y_field}, {"title", c.y_title}},
+                      {{"field", c.x_value_field}, {"title", c.x_value_title}},
+                      {{"field", c.y_value_field}, {"title", c.y_value_title}},
+                      {{"field", "n"}, {"title", "n"}}};
+  spec["layer"] = {
+      // The diagonal: its own two-point data, drawn under the points.
+      {{"data", {{"values", {{{c.x_field, 1}, {c.y_field, 1}}, {{c.x_field, top - 0.5}, {c.y_field, top - 0.5}}}}}},
+       {"mark", {{"type", "line"}, {"color", "#999"}, {"strokeDash", {4, 3}}}},
+       {"encoding", {{"x", axis(c.x_field, c.x_title)}, {"y", axis(c.y_field, c.y_title)}}}},
+      {{"mark", {{"type", "point"}, {"filled", true}, {"size", 70}, {"opacity", 0.85}, {"color", kPalette[0]}}},
+       {"encoding", {{"x", axis(c.x_field, c.x_title)}, {"y", axis(c.y_field, c.y_title)}, {"tooltip", tooltip}}}},
+      // The group beside its point, so that a printed figure says which is which.
+      {{"mark", {{"type", "text"}, {"align", "left"}, {"dx", 6}, {"dy", -6}, {"fontSize", 10}, {"color", "#222"}}},
+       {"encoding", {{"x", axis(c.x_field, c.x_title)}, {"y", axis(c.y_field, c.y_title)}, {"text", {{"field", "group"}}},
                      {"tooltip", tooltip}}}}};
   return spec;
 }

@@ -1,9 +1,10 @@
-// vega_charts.hpp: the two kinds of figure the report shows, as Vega-Lite specs with their
+// vega_charts.hpp: the kinds of figure the report shows, as Vega-Lite specs with their
 // data inline (`data.values`), drawn in report.html by vega-embed: grouped bars (means or
-// flag rates by group, one colour per series with a legend, value and n in the tooltip)
-// and dot-and-whisker intervals (estimates with their confidence intervals, a zero rule).
-// Both fill the page's width ("width": "container") and grow in height with their rows,
-// so a figure of 40 bars stays as readable as one of 4.
+// flag rates by group, one colour per series with a legend, value and n in the tooltip),
+// dot-and-whisker intervals (estimates with their confidence intervals, a zero rule) and
+// rank scatters (one point per group, its rank on two measures, the diagonal of perfect
+// agreement). All fill the page's width ("width": "container"); bars and intervals grow in
+// height with their rows, so a figure of 40 bars stays as readable as one of 4.
 #pragma once
 
 #include <optional>
@@ -32,6 +33,7 @@ struct BarChart {
   std::vector<std::string> series;
   std::vector<std::vector<Bar>> bars;  ///< [category][series]
   std::optional<double> value_max;     ///< end of the value axis (the rubric scale's top)
+  bool whole_numbers = false;          ///< the values are counts: ticks at whole numbers only
 };
 
 struct IntervalRow {
@@ -52,10 +54,31 @@ struct IntervalChart {
   std::vector<IntervalBlock> blocks;
 };
 
+/// One group of a rank scatter: its ranks (1 the lowest; ties share their mean rank) and
+/// the values they rank.
+struct RankPoint {
+  std::string label;           ///< the group, named in the tooltip and beside the point
+  double x_rank = 0, y_rank = 0;
+  std::optional<double> x_value, y_value;
+  std::string n_text;          ///< answers behind the x value, in the tooltip and the data
+};
+/// Rank-order alignment of two measures (the paper's Figure 4): x is one measure's rank,
+/// y the other's; points on the diagonal rank the same on both. The field names become the
+/// data's columns (figures/STEM.csv), plain identifiers as in BarChart.
+struct RankScatter {
+  std::string title;
+  std::string x_field = "x_rank", x_title;              ///< the axes: what each rank is of
+  std::string y_field = "y_rank", y_title;
+  std::string x_value_field = "x_value", x_value_title;  ///< the ranked values, in the tooltip
+  std::string y_value_field = "y_value", y_value_title;
+  std::vector<RankPoint> points;
+};
+
 using VegaSpec = nlohmann::ordered_json;
 
 VegaSpec bar_chart_spec(const BarChart& chart);
 VegaSpec interval_chart_spec(const IntervalChart& chart);
+VegaSpec rank_scatter_spec(const RankScatter& chart);
 
 /// `x` rounded to 4 decimals, for the figures' data: enough for any axis and tooltip, and
 /// the same text on every platform.

@@ -58,4 +58,20 @@ TEST_CASE("analyze specs/mira.audit on 43,200 synthetic rows") {
     }
   }
   CHECK(j.at("contrasts").size() == 3);
+  // The paper's Figure 6: the 60 seeds over nine categories, Gynecology/Obstetrics (10) and
+  // Mental Health (8) first, six each in the other seven. Notes and questions are prose.
+  const auto& seeds = j.at("seeds");
+  CHECK(seeds.at("count") == 60);
+  const auto& category = seeds.at("fields").at("category");
+  REQUIRE(category.size() == 9);
+  CHECK(category[0].at("value") == "Gynecology/Obstetrics");
+  CHECK(category[0].at("seeds") == 10);
+  CHECK(category[1].at("value") == "Mental Health");
+  CHECK(category[1].at("seeds") == 8);
+  for (std::size_t k = 2; k < 9; ++k) CHECK(category[k].at("seeds") == 6);
+  CHECK(seeds.at("fields").contains("kind"));
+  CHECK_FALSE(seeds.at("fields").contains("notes"));
+  CHECK_FALSE(seeds.at("fields").contains("question"));
+  // Its report draws them (the section "Seeds" of specs/mira.audit).
+  CHECK(std::filesystem::exists(dir / "out/figures/seeds-category.vl.json"));
 }

@@ -1,7 +1,8 @@
 // report_page_test.cpp: report.html as people open it, in headless Chromium (Debian's
 // `chromium`), from the file, with name resolution switched off: an offline run of
 // examples/otc/otc.audit with its own report, the default report (a spec without a report
-// block) and a report with every kind of figure (bars by cell x model among them). Each
+// block) and a report with every kind of figure (bars by cell x model, a spearman
+// analysis's rank scatters and seeds by category among them). Each
 // page must load without a console error or an uncaught exception, draw every figure it
 // declares (an <svg> or <canvas> in each figure's container), keep every figure within the
 // page's width, and request nothing from the network. Screenshots at 1280 px go to
@@ -149,18 +150,27 @@ report every {
   figure flags(SEVERE, LITERACY_GAP) { by model, arm }
   figure analysis(main)
   figure contrasts(literacy_gap, anxiety_gap) { by model }
+  figure analysis(external)
+  figure seeds(category)
+}
+analysis external = spearman(D3, Q2) {
+  by model * literacy
+  against csv("made_up_external.csv") { model = model literacy = literacy }
 }
 )";
+  // Made-up values for the rank scatters of `external`, one per model x literacy.
+  tmp.write("made_up_external.csv", "model,literacy,D3,Q2\nmini,high,3.1,2\nmini,low,2.8,3\nlocal,high,3.6,4\nlocal,low,3.3,1\n");
   const std::string spec = tmp.write("otc.audit", every_figure), store = tmp.path("run");
   auto run = mirac::test::invoke({"run", spec, "--offline", "--store", store, "--resamples", "100"});
   INFO(run.out << run.err);
   REQUIRE(run.code == 0);
   const fs::path results = fs::path(store) / "results";
   CHECK(check_page(results / "report.html", "report-otc", tmp.dir, artifacts) == 1);
-  CHECK(check_page(results / "report-every.html", "report-every-figure", tmp.dir, artifacts) == 5);
+  CHECK(check_page(results / "report-every.html", "report-every-figure", tmp.dir, artifacts) == 8);
   // Beside each figure: its spec and its data.
   for (const char* file : {"figures/every-bars-D3-Q2-Q3.vl.json", "figures/every-bars-D3-Q2-Q3.csv", "figures/every-bars-D3.csv",
-                           "figures/contrasts-literacy_gap-anxiety_gap.vl.json"})
+                           "figures/contrasts-literacy_gap-anxiety_gap.vl.json", "figures/every-analysis-external-D3.vl.json",
+                           "figures/every-analysis-external-Q2.csv", "figures/every-seeds-category.vl.json"})
     CHECK_MESSAGE(fs::exists(results / file), file);
 
   // The default report, of the same spec without report blocks.

@@ -73,6 +73,10 @@ report extra {
   figure contrasts(literacy_gap) { by arm }
   table contrasts(literacy_gap, anxiety_gap)
   table analysis(tones, shifts, external, few)
+  figure analysis(external, few)
+  section "Seeds"
+  figure seeds(category)
+  table seeds(category, question)
   table flags(SEVERE) { by arm, model }
   table flags(SEVERE) { where model == mini }
   table coefficients(main)
