@@ -127,9 +127,10 @@ JudgeBuilder::JudgeBuilder(const Spec& spec, const SourceManager& sources, int j
     criterion_instructions_ = std::make_shared<const std::string>(criterion_task_instructions(*rubric_->criteria));
     criterion_sha256_ = sha256_hex(*criterion_instructions_);
   }
+  reply_schema_ = build_reply_schema();
 }
 
-nlohmann::json JudgeBuilder::reply_schema() const {
+nlohmann::json JudgeBuilder::build_reply_schema() const {
   nlohmann::json properties = nlohmann::json::object(), rationale = nlohmann::json::object();
   nlohmann::json required = nlohmann::json::array();
   nlohmann::json scale = nlohmann::json::array();

@@ -142,6 +142,9 @@ Outcome audit_status(const Audit& audit, RunStatus& status) {
     Outcome opened;
     store = open_store(audit, opened);
     if (!store) return opened;
+    // Status looks up every selected answer and its judgment: for much of the plan one
+    // scan of the store is faster than a lookup each.
+    if (selection.rows.size() * 10 >= audit.plan().requests.size()) store->preload_briefs();
     states = read_states(*store, audit.plan(), selection.rows);
     status.spend_usd = store->total_spend();
     std::unordered_set<std::string> done;

@@ -98,6 +98,7 @@ std::unique_ptr<AnswerIndex> AnswerIndex::build(const Audit& audit, Outcome& out
     outcome = Outcome::fail(kRunError, "mirac view: " + error);
     return nullptr;
   }
+  store->preload_briefs();  // every answer and judgment is looked up: one scan, not 86,400 reads
   std::unique_ptr<AnswerIndex> index(new AnswerIndex(audit));
   const Spec& spec = audit.spec();
   const Plan& plan = audit.plan();

@@ -119,6 +119,10 @@ class Store {
     std::string warnings;    ///< AnswerRecord::warnings
   };
   std::optional<Brief> brief(const std::string& hash);
+  /// Reads every answer's brief in one scan and serves brief() from memory until the next
+  /// write to the store: for readers that look up every answer and judgment (`mirac view`,
+  /// `mirac status`), where one scan takes a fifth of the time of 86,400 lookups.
+  void preload_briefs();
   /// A done answer that was cut at its token limit or carries the server's warnings.
   struct Marks {
     bool truncated = false;

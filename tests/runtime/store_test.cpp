@@ -90,6 +90,46 @@ TEST_CASE("store: a later success replaces a failure; a done answer is never ove
   CHECK(store->attempts("h").size() == 3);  // every attempt is kept
 }
 
+TEST_CASE("store: preloaded briefs answer as lookups do, until a write") {
+  test::TempDir dir;
+  std::string error;
+  auto store = Store::open(dir.path, error);
+  REQUIRE(store);
+  AnswerRecord cut = done_answer("a");
+  cut.truncated = true;
+  cut.warnings = "limit_ignored";
+  REQUIRE(store->record_answer(cut, attempt("a", "ok", "ok")));
+  AnswerRecord failed = done_answer("b", 0);
+  failed.status = "failed";
+  failed.cause = "timeout";
+  REQUIRE(store->record_answer(failed, attempt("b", "retry", "timeout")));
+  auto looked_up = [&](const std::string& h) { return store->brief(h); };
+  const auto a = looked_up("a"), b = looked_up("b");
+  REQUIRE(a);
+  REQUIRE(b);
+  CHECK_FALSE(looked_up("c"));
+  store->preload_briefs();
+  for (const auto& [hash, want] : {std::pair{"a", a}, std::pair{"b", b}}) {
+    CAPTURE(hash);
+    const auto got = store->brief(hash);
+    REQUIRE(got);
+    CHECK(got->status == want->status);
+    CHECK(got->text == want->text);
+    CHECK(got->cause == want->cause);
+    CHECK(got->truncated == want->truncated);
+    CHECK(got->warnings == want->warnings);
+  }
+  CHECK(store->brief("a")->truncated);
+  CHECK(store->brief("b")->status == "failed");
+  CHECK_FALSE(store->brief("c"));
+  // A write after the preload is seen: the briefs in memory are dropped.
+  REQUIRE(store->record_answer(done_answer("c"), attempt("c", "ok", "ok")));
+  REQUIRE(store->record_answer(done_answer("b"), attempt("b", "ok", "ok")));
+  REQUIRE(store->brief("c"));
+  CHECK(store->brief("c")->text == "answer c");
+  CHECK(store->brief("b")->status == "done");
+}
+
 TEST_CASE("store: an unclosed writer loses nothing committed (crash simulation)") {
   test::TempDir dir;
   std::string error;
