@@ -148,21 +148,22 @@ bool equal(const Value& a, const Value& b) {
 
 Value binary(const ast::Binary& b, const Scope& scope) {
   const std::string& op = b.op;
-  if (op == "and") {
+  // N/A is "unknown" (Kleene's logic, as SQL's NULL): it decides nothing that a known
+  // side does not decide already. `false and N/A` is false, `true or N/A` is true, and
+  // otherwise N/A stays N/A, so `not (D3 < 3)` does not hold for an answer without a D3.
+  if (op == "and" || op == "or") {
+    const bool deciding = op == "or";  // the value that decides: true for or, false for and
     Value l = evaluate(*b.lhs, scope);
-    return truthy(l) ? Value::of(truthy(evaluate(*b.rhs, scope))) : Value::of(false);
-  }
-  if (op == "or") {
-    Value l = evaluate(*b.lhs, scope);
-    return truthy(l) ? Value::of(true) : Value::of(truthy(evaluate(*b.rhs, scope)));
+    if (l.kind != Value::Kind::na && truthy(l) == deciding) return Value::of(deciding);
+    Value r = evaluate(*b.rhs, scope);
+    if (r.kind != Value::Kind::na && truthy(r) == deciding) return Value::of(deciding);
+    if (l.kind == Value::Kind::na || r.kind == Value::Kind::na) return Value::na();
+    return Value::of(!deciding);
   }
   Value l = evaluate(*b.lhs, scope), r = evaluate(*b.rhs, scope);
   if (op == "++") return Value::of(to_text(l) + to_text(r));
-  if (l.kind == Value::Kind::na || r.kind == Value::Kind::na) {
-    // N/A makes every comparison false and every arithmetic result N/A.
-    if (op == "==" || op == "!=" || op == "<" || op == "<=" || op == ">" || op == ">=") return Value::of(false);
-    return Value::na();
-  }
+  // A comparison or arithmetic with N/A is N/A; a condition that is N/A does not hold.
+  if (l.kind == Value::Kind::na || r.kind == Value::Kind::na) return Value::na();
   if (op == "==") return Value::of(equal(l, r));
   if (op == "!=") return Value::of(!equal(l, r));
   if (l.kind != Value::Kind::number || r.kind != Value::Kind::number) {
@@ -213,14 +214,16 @@ Value evaluate(const ast::Expr& expr, const Scope& scope) {
           return call(n, expr, scope);
         } else if constexpr (std::is_same_v<T, ast::Unary>) {
           Value v = evaluate(*n.operand, scope);
+          if (v.kind == Value::Kind::na) return v;  // not N/A, -N/A: still unknown
           if (n.op == "not") return Value::of(!truthy(v));
-          if (v.kind == Value::Kind::na) return v;
           if (v.kind != Value::Kind::number) throw EvalError(expr.range, "unary '-' needs a number");
           return Value::of(-v.number);
         } else if constexpr (std::is_same_v<T, ast::Binary>) {
           return binary(n, scope);
         } else if constexpr (std::is_same_v<T, ast::IfExpr>) {
-          return truthy(evaluate(*n.cond, scope)) ? evaluate(*n.then_branch, scope) : evaluate(*n.else_branch, scope);
+          const Value cond = evaluate(*n.cond, scope);
+          if (cond.kind == Value::Kind::na) return cond;  // an unknown condition picks no branch
+          return truthy(cond) ? evaluate(*n.then_branch, scope) : evaluate(*n.else_branch, scope);
         } else {
           throw EvalError(expr.range, "this expression cannot be evaluated here");
         }

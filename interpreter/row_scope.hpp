@@ -51,7 +51,7 @@ class DeltaScope : public Scope {
   const std::vector<double>& delta_;
 };
 
-/// Whether `cond` holds on `row` (N/A comparisons are false). Throws EvalError.
+/// Whether `cond` holds on `row` (an N/A condition does not). Throws EvalError.
 bool holds(const ast::Expr& cond, const Spec& spec, const ScoreTable& table, const ScoreRow& row);
 
 }  // namespace mirac::analyze

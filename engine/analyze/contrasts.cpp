@@ -147,9 +147,10 @@ void add_contrasts(const Context& ctx, Output& out) {
       entry["estimate"] = json_number(estimate);
       entry["seeds"] = sums.seeds.size();
       std::string lower, upper;
-      // Each interval restarts the generator from the seed, so an interval does not depend
-      // on which other contrasts the spec declares (and can be replayed on its own).
-      std::mt19937_64 rng(ctx.options.seed);
+      // Each interval draws from a stream of its own, derived from the run's seed and the
+      // contrast and group: the intervals' Monte Carlo errors are independent, and an
+      // interval does not depend on which other contrasts the spec declares.
+      std::mt19937_64 rng(stats::stream_seed(ctx.options.seed, c.name.name + "/" + group_label(g)));
       try {
         if (std::isnan(estimate)) throw std::invalid_argument("a cell of the contrast has no scores");
         stats::BootstrapInterval ci = stats::cluster_bootstrap(sums.seeds, statistic, rng, ctx.options.resamples);

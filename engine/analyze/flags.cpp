@@ -2,6 +2,8 @@
 // matched pairs of each of its pairings (same seed, model, arm and every other factor;
 // paper, Table 20). A pair group holding more than one answer on a side is reported as a
 // duplicate and left out: merging or picking one would change the counts silently.
+#include <algorithm>
+#include <limits>
 #include <map>
 
 #include <fmt/format.h>
@@ -23,6 +25,10 @@ struct DimensionTally {
 
 struct Tally {
   std::size_t n = 0, count = 0;
+  /// Unit flags: the answers the flag can apply to at all, whatever their scores (the
+  /// condition is not false with every score unknown): SAFETY_OVERTRIGGER applies to
+  /// Mental Health seeds only, and its rate over all answers understates it.
+  std::size_t applicable = 0;
   std::vector<DimensionTally> dims;  ///< pair flags only: per dimension of the scores
 };
 
@@ -57,6 +63,11 @@ struct Tallies {
         nlohmann::ordered_json e = {{"model", spec.models[m].name}, {"arm", spec.arms[a].name}, {"count", t.count}, {unit, t.n},
                                     {"rate", json_number(static_cast<double>(t.count) / static_cast<double>(t.n))}};
         if (!t.dims.empty()) e["dimensions"] = dimensions_json(t);
+        if (std::string(unit) == "answers") {
+          e["applicable"] = t.applicable;
+          e["rate_applicable"] = t.applicable ? json_number(static_cast<double>(t.count) / static_cast<double>(t.applicable))
+                                              : nlohmann::ordered_json();
+        }
         list.push_back(std::move(e));
       }
     }
@@ -67,8 +78,11 @@ struct Tallies {
       for (std::size_t a = 0; a < spec.arms.size(); ++a) {
         const Tally& t = cells[m * spec.arms.size() + a];
         if (t.n == 0) continue;
+        const bool unit = pairing.empty();
         table.rows.push_back({flag, pairing, spec.models[m].name, spec.arms[a].name, std::to_string(t.count), std::to_string(t.n),
-                              csv_number(static_cast<double>(t.count) / static_cast<double>(t.n))});
+                              csv_number(static_cast<double>(t.count) / static_cast<double>(t.n)),
+                              unit ? std::to_string(t.applicable) : "",
+                              unit && t.applicable ? csv_number(static_cast<double>(t.count) / static_cast<double>(t.applicable)) : ""});
       }
     }
   }
@@ -81,6 +95,12 @@ nlohmann::ordered_json unit_flag(const Context& ctx, const ast::FlagDecl& f, Tab
     ++t.n;
     try {
       if (holds(f.when, ctx.spec, ctx.scores, r)) ++t.count;
+      // With every score unknown, a condition that is still false cannot hold on this
+      // answer whatever the judge says (N/A is Kleene's unknown: docs/language.md).
+      ScoreRow unknown = r;
+      std::fill(unknown.scores.begin(), unknown.scores.end(), std::numeric_limits<double>::quiet_NaN());
+      const Value v = evaluate(f.when, RowScope(ctx.spec, ctx.scores, unknown));
+      if (v.kind == Value::Kind::na || truthy(v)) ++t.applicable;
     } catch (const EvalError& e) {
       ctx.diags.error(e.range, e.what());
       return nullptr;
@@ -178,7 +198,7 @@ nlohmann::ordered_json pair_flag(const Context& ctx, const ast::FlagDecl& f, Tab
 
 void add_flags(const Context& ctx, Output& out) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  Table table{"flags", {"flag", "pairing", "model", "arm", "count", "n", "rate"}, {}};
+  Table table{"flags", {"flag", "pairing", "model", "arm", "count", "n", "rate", "applicable", "rate_applicable"}, {}};
   for (const auto& f : ctx.spec.flags) {
     nlohmann::ordered_json j = f.pairings.empty() ? unit_flag(ctx, f, table) : pair_flag(ctx, f, table);
     if (!j.is_null()) list.push_back(std::move(j));

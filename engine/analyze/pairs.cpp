@@ -73,8 +73,10 @@ std::vector<std::string> default_keys(const Spec& spec, const std::string& varia
   return keys;
 }
 
-const std::vector<std::string> kSummaryHeader = {"n", "mean_treatment", "mean_control", "mean_delta", "delta_lower",
-                                                 "delta_upper", "cohen_dz", "increased", "decreased", "unchanged", "statistic", "p", "method", "z"};
+const std::vector<std::string> kSummaryHeader = {"n", "mean_treatment", "mean_control", "mean_delta",
+                                                 "delta_lower", "delta_upper", "cohen_dz", "increased",
+                                                 "decreased", "unchanged", "statistic", "r_plus",
+                                                 "r_minus", "p", "method", "z"};
 
 nlohmann::ordered_json summary_json(const stats::PairedSummary& s) {
   nlohmann::ordered_json j{{"n", s.n},
@@ -90,7 +92,8 @@ nlohmann::ordered_json summary_json(const stats::PairedSummary& s) {
   if (s.wilcoxon_defined) {
     const auto& w = s.wilcoxon;
     bool exact = w.method == stats::WilcoxonMethod::exact;
-    j["wilcoxon"] = {{"statistic", json_number(w.statistic)}, {"p", json_number(w.p_value)}, {"n_used", w.n_used},
+    j["wilcoxon"] = {{"statistic", json_number(w.statistic)}, {"r_plus", json_number(w.r_plus)},
+                     {"r_minus", json_number(w.r_minus)}, {"p", json_number(w.p_value)}, {"n_used", w.n_used},
                      {"n_zero", w.n_zero}, {"method", exact ? "exact" : "normal"},
                      {"z", exact ? nlohmann::ordered_json() : json_number(w.z)}};
   } else {
@@ -104,7 +107,8 @@ std::vector<std::string> summary_cells(const stats::PairedSummary& s) {
   bool exact = w.method == stats::WilcoxonMethod::exact;
   return {std::to_string(s.n), csv_number(s.mean_treatment), csv_number(s.mean_control), csv_number(s.mean_delta),
           csv_number(s.delta_lower), csv_number(s.delta_upper), csv_number(s.cohen_dz), std::to_string(s.n_increased), std::to_string(s.n_decreased), std::to_string(s.n_unchanged),
-          s.wilcoxon_defined ? csv_number(w.statistic) : "", s.wilcoxon_defined ? csv_number(w.p_value) : "",
+          s.wilcoxon_defined ? csv_number(w.statistic) : "", s.wilcoxon_defined ? csv_number(w.r_plus) : "",
+          s.wilcoxon_defined ? csv_number(w.r_minus) : "", s.wilcoxon_defined ? csv_number(w.p_value) : "",
           s.wilcoxon_defined ? (exact ? "exact" : "normal") : "", s.wilcoxon_defined && !exact ? csv_number(w.z) : ""};
 }
 

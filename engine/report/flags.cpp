@@ -14,6 +14,7 @@ namespace {
 
 struct Tally {
   double count = 0, n = 0;
+  std::optional<double> applicable;  ///< unit flags: the answers it can apply to (results.json `applicable`)
   std::optional<double> rate() const { return n > 0 ? std::optional<double>(count / n) : std::nullopt; }
 };
 
@@ -23,6 +24,7 @@ Tally sum(const ModelArmGroup& g, const char* unit) {
   for (const Json* e : g.entries) {
     t.count += number(member(e, "count")).value_or(0);
     t.n += number(member(e, unit)).value_or(0);
+    if (std::optional<double> a = number(member(e, "applicable"))) t.applicable = t.applicable.value_or(0) + *a;
   }
   return t;
 }
@@ -79,12 +81,25 @@ Table flags_table(const Context& ctx, const Item& item, const std::vector<Flag>&
   struct Column {
     const Flag* flag;
     std::string dim;
-    enum { rate, a_worse, b_worse, delta } what;
+    enum { rate, applicable, a_worse, b_worse, delta } what;
+  };
+  // A unit flag that cannot apply to every answer (a condition on a seed field or level)
+  // also gets its rate over the answers it can apply to.
+  auto partly_applicable = [](const Flag& f) {
+    for (const auto& g : f.grouping.groups) {
+      const Tally s = sum(g, unit_of(f));
+      if (s.applicable && *s.applicable < s.n) return true;
+    }
+    return false;
   };
   std::vector<Column> columns;
   for (const auto& f : flags) {
     columns.push_back({&f, "", Column::rate});
     t.header.push_back(fmt::format("{} ({})", f.name, unit_of(f)));
+    if (f.kind != "pair" && partly_applicable(f)) {
+      columns.push_back({&f, "", Column::applicable});
+      t.header.push_back(fmt::format("{} (answers it applies to)", f.name));
+    }
     if (f.factor.empty()) continue;
     for (const auto& [flag, d] : item.split) {
       if (!flag.empty() && flag != f.name) continue;
@@ -123,8 +138,8 @@ Table flags_table(const Context& ctx, const Item& item, const std::vector<Flag>&
       const bool pair = c.flag->kind == "pair";
       bool linked = base.has_value() && (!pair || !c.flag->factor.empty());
       if (linked && pair) linked = add_param(q, "view", "pairs");
-      if (c.what == Column::rate) {
-        row.push_back(count_of_rate(s.count, s.n));
+      if (c.what == Column::rate || c.what == Column::applicable) {
+        row.push_back(count_of_rate(s.count, c.what == Column::rate ? s.n : s.applicable.value_or(0)));
         answers.push_back(linked && add_param(q, "flag", c.flag->name) ? query_string(q) : "");
         continue;
       }

@@ -78,4 +78,17 @@ BootstrapInterval cluster_bootstrap(std::span<const std::int64_t> cluster, const
   return out;
 }
 
+std::uint64_t stream_seed(std::uint64_t seed, std::string_view key) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a, 64 bits
+  for (unsigned char c : key) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  std::uint64_t z = seed ^ h;  // splitmix64's finaliser: nearby keys give unrelated seeds
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
 }  // namespace mirac::stats

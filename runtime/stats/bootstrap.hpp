@@ -6,6 +6,7 @@
 #include <functional>
 #include <random>
 #include <span>
+#include <string_view>
 #include <vector>
 
 namespace mirac::stats {
@@ -44,5 +45,13 @@ BootstrapInterval cluster_bootstrap(std::span<const std::int64_t> cluster, const
 
 /// Quantile by linear interpolation between order statistics (type 7): h = (n-1) q.
 double quantile_type7(std::vector<double> values, double q);
+
+/// The seed of one interval's own random stream, from the run's seed and what the
+/// interval is of ("DTI_lang/gpt"): splitmix64(seed xor FNV-1a-64(key)). Each interval then
+/// draws from a stream of its own, so the Monte Carlo errors of two contrasts (or of two
+/// models' groups of one contrast) are not correlated, and an interval still does not
+/// depend on which others the spec declares. tests/analyze/reference/generate_reference.py
+/// derives the same seeds to replay the draws.
+std::uint64_t stream_seed(std::uint64_t seed, std::string_view key);
 
 }  // namespace mirac::stats

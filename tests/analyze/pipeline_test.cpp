@@ -138,6 +138,12 @@ TEST_CASE("flags: unit counts per answer, pair counts over matched pairs") {
       if (row.at("model") != e.at("model") || row.at("arm") != e.at("arm")) continue;
       CHECK(row.at("count") == e.at("count"));
       CHECK(row.at(pairing.empty() ? "answers" : "pairs") == e.at("n"));
+      if (pairing.empty()) {  // the answers a unit flag can apply to, and its rate over them
+        CHECK(row.at("applicable") == e.at("applicable"));
+        const double applicable = e.at("applicable").get<double>();
+        if (applicable > 0) CHECK(close_rel(num(row.at("rate_applicable")), e.at("count").get<double>() / applicable, 1e-12));
+        else CHECK(row.at("rate_applicable").is_null());
+      }
       if (e.contains("dimensions")) {  // a pair flag's differences a - b (pandas)
         REQUIRE(row.contains("dimensions"));
         for (const auto& [dim, want] : e.at("dimensions").items()) {

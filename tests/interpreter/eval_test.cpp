@@ -43,9 +43,24 @@ TEST_CASE("arithmetic, comparison, logic and N/A") {
   CHECK(eval("(1 + 2) * 3", s).number == 9);
   CHECK(eval("10 - 4 - 3", s).number == 3);
   CHECK(eval("D1 >= 5 and not (D1 < 2)", s).boolean);
-  CHECK(!eval("D3 >= 3", s).boolean);              // N/A: comparisons are false
-  CHECK(!eval("D3 < 3", s).boolean);
-  CHECK(eval("D3 - 1", s).kind == mirac::Value::Kind::na);  // and arithmetic stays N/A
+  // N/A is unknown: comparisons and arithmetic with it are N/A, and so is `not` of it; a
+  // known side decides `and` (false) and `or` (true); an N/A condition does not hold.
+  const auto na = mirac::Value::Kind::na;
+  CHECK(eval("D3 >= 3", s).kind == na);
+  CHECK(eval("D3 < 3", s).kind == na);
+  CHECK(eval("not (D3 < 3)", s).kind == na);
+  CHECK_FALSE(mirac::truthy(eval("not (D3 < 3)", s)));
+  CHECK(eval("D3 != 3", s).kind == na);
+  CHECK(eval("D3 - 1", s).kind == na);
+  CHECK(eval("D3 >= 3 and D1 < 2", s).kind == mirac::Value::Kind::boolean);  // false decides
+  CHECK_FALSE(eval("D3 >= 3 and D1 < 2", s).boolean);
+  CHECK_FALSE(eval("D1 < 2 and D3 >= 3", s).boolean);
+  CHECK(eval("D3 >= 3 and D1 == 5", s).kind == na);
+  CHECK(eval("D3 >= 3 or D1 == 5", s).boolean);  // true decides
+  CHECK(eval("D1 == 5 or D3 >= 3", s).boolean);
+  CHECK(eval("D3 >= 3 or D1 < 2", s).kind == na);
+  CHECK(eval("not (D3 >= 3 or D1 < 2)", s).kind == na);
+  CHECK(eval("if D3 > 2 then 1 else 0", s).kind == na);
   CHECK(eval("abs(2 - D1)", s).number == 3);
   CHECK(eval("max(1, D1, 3)", s).number == 5);
   CHECK(eval("if D1 == 5 then \"refused\" else \"ok\"", s).text == "refused");

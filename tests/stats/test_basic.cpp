@@ -199,3 +199,12 @@ TEST_CASE("a p-value too small for a double is the floor, never 0") {
   CHECK(floor_p(0.5) == 0.5);
   CHECK(std::isnan(floor_p(std::numeric_limits<double>::quiet_NaN())));
 }
+
+TEST_CASE("each interval's stream: a seed per key, the same in the Python reference") {
+  // stream_seed of tests/analyze/reference/generate_reference.py, written apart in Python.
+  CHECK(stream_seed(7, "DTI_core/gpt") == 17503380338715793292ULL);
+  CHECK(stream_seed(7, "DTI_core/claude") == 8642954744850723446ULL);
+  CHECK(stream_seed(0, "") == 14087677454934409008ULL);
+  CHECK(stream_seed(7, "DTI_lang/gpt") != stream_seed(7, "DTI_hls/gpt"));
+  CHECK(stream_seed(8, "DTI_core/gpt") != stream_seed(7, "DTI_core/gpt"));
+}
