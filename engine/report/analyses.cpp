@@ -208,9 +208,7 @@ void wilcoxon(const Spec& spec, const Item& item, const Json& a, std::vector<Blo
       if (!test) continue;
       const Json& j = *test->json;
       const bool failed = member(&j, "error") != nullptr;
-      std::optional<double> delta = number(member(&j, "mean_delta"));
-      std::string delta_text = estimate(delta);
-      if (delta && *delta > 0 && delta_text != "0.000") delta_text = "+" + delta_text;
+      const std::string delta_text = signed_estimate(number(member(&j, "mean_delta")));
       std::vector<std::string> row = {within, label, dim, count_of(&j, "n"), fixed(number(member(&j, "mean_treatment")), 3),
                                       failed ? kMissing : delta_text, p_value(number(member(member(&j, "wilcoxon"), "p"))),
                                       p_value(number(member(&j, "q")))};

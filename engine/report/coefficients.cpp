@@ -50,9 +50,7 @@ std::string coefficient_cell(const Json* f) {
   std::optional<double> est = number(member(f, "estimate"));
   std::optional<double> p = number(member(f, "p_satterthwaite"));
   if (!p) p = number(member(f, "p_normal"));
-  std::string value = estimate(est);
-  if (est && *est > 0 && value != "0.000") value = "+" + value;
-  return fmt::format("{}{} ({})", value, significance_marks(p), estimate(number(member(f, "se"))));
+  return fmt::format("{}{} ({})", signed_estimate(est), significance_marks(p), estimate(number(member(f, "se"))));
 }
 
 // The rows: every term of the models in order of first appearance (the intercept first),

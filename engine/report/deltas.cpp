@@ -12,11 +12,6 @@ namespace mirac::report {
 
 namespace {
 
-std::string signed_estimate(std::optional<double> x) {
-  std::string s = estimate(x);
-  return x && *x > 0 && s != "0.000" ? "+" + s : s;
-}
-
 std::string share(const Json* summary, const char* key) {
   const std::optional<double> k = number(member(summary, key)), n = number(member(summary, "n"));
   return fmt::format("{} ({})", count(k), percent(k && n && *n > 0 ? std::optional<double>(*k / *n) : std::nullopt));

@@ -61,11 +61,6 @@ DimensionSums dimension_sums(const ModelArmGroup& g, const std::string& dim) {
   return s;
 }
 
-std::string signed_estimate(std::optional<double> x) {
-  std::string s = estimate(x);
-  return x && s != kMissing && s[0] != '-' && s != "0.000" ? "+" + s : s;
-}
-
 // One row per group, one column per flag (its count of its answers or pairs, with the rate),
 // and after a pair flag of one pairing its `split` and `delta` columns: the paper's Table 20.
 Table flags_table(const Context& ctx, const Item& item, const std::vector<Flag>& flags, const std::string& by_text) {

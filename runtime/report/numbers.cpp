@@ -32,6 +32,11 @@ std::string mean_with_n(std::optional<double> mean, std::optional<double> n) {
 
 std::string estimate(std::optional<double> x) { return fixed(x, 3); }
 
+std::string signed_estimate(std::optional<double> x) {
+  std::string s = estimate(x);
+  return defined(x) && *x > 0 && s != "0.000" ? "+" + s : s;
+}
+
 std::string p_value(std::optional<double> p) {
   if (!defined(p)) return kMissing;
   // At the floor the statistics put under every p-value (the smallest normal double,

@@ -16,6 +16,9 @@ std::string fixed(std::optional<double> x, int decimals);
 std::string mean_with_n(std::optional<double> mean, std::optional<double> n);
 /// Estimates, standard errors, statistics: 3 decimals.
 std::string estimate(std::optional<double> x);
+/// An estimate with its sign, as the paper's tables print differences: "+0.117", "-0.027",
+/// "0.000" (no sign on what rounds to zero).
+std::string signed_estimate(std::optional<double> x);
 /// A p-value: 3 decimals, or scientific notation ("1.2e-05") below 0.001.
 std::string p_value(std::optional<double> p);
 /// A confidence interval: "[-0.007, 0.177]".
