@@ -76,6 +76,8 @@ TEST_CASE("report.html served by mirac view links a mean to exactly the answers 
   const std::string href = unescaped(link[3]);
   const int n = std::stoi(link[4]);
   model = std::regex_replace(model, std::regex(" \\(simulated\\)$"), "");  // the report marks offline models
+  // The table labels a level ("high health literacy (high)"); the link and the view use its name.
+  if (std::smatch code; std::regex_search(level, code, std::regex(R"(\(([^()]*)\)$)"))) level = code[1];
   CHECK(href == "/?arm=baseline&model=" + model + "&literacy=" + level + "&scored_on=D3");
   CHECK(n > 0);
   run_chromium(server.url() + "/report", "--window-size=1280,1400 --screenshot=" + (artifacts / "report-served.png").string(),
