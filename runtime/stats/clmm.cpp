@@ -1,0 +1,274 @@
+// clmm.cpp: cumulative-link mixed model, logit link, one random intercept, Laplace
+// approximation (R ordinal::clmm with nAGQ = 1). The negative log-likelihood and its
+// analytic gradient are in clmm_laplace.cpp; this file optimises, assesses convergence and
+// computes the Wald inference.
+#include "runtime/stats/clmm.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <stdexcept>
+
+#include <boost/math/distributions/normal.hpp>
+#include <fmt/format.h>
+
+#include "runtime/stats/clmm_laplace.hpp"
+#include "runtime/stats/finite_difference.hpp"
+#include "runtime/stats/p_value.hpp"
+
+namespace mirac::stats {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// log sigma is not taken below this: the likelihood is flat in it there (sigma ~ 4.5e-5),
+// and the Newton step in log sigma would stay ~ -1/2 for ever.
+constexpr double kMinLogSd = -10.0;
+
+// The optimiser works in x = (theta_1, log(theta_2 - theta_1), ..., beta, log sigma), in
+// which every x gives increasing thresholds; the reported estimates, gradient and Hessian
+// are in R's natural parameters (theta, beta, log sigma).
+Eigen::VectorXd to_natural(const Eigen::VectorXd& x, Eigen::Index k) {
+  Eigen::VectorXd v = x;
+  for (Eigen::Index j = 1; j < k; ++j) v[j] = v[j - 1] + std::exp(x[j]);
+  return v;
+}
+
+Eigen::VectorXd from_natural(const Eigen::VectorXd& v, Eigen::Index k) {
+  Eigen::VectorXd x = v;
+  for (Eigen::Index j = 1; j < k; ++j) x[j] = std::log(v[j] - v[j - 1]);
+  return x;
+}
+
+// Chain rule: d/dx_0 = sum_j d/dtheta_j; d/dx_j = exp(x_j) sum_{i >= j} d/dtheta_i.
+Eigen::VectorXd gradient_in_x(const Eigen::VectorXd& g_natural, const Eigen::VectorXd& x, Eigen::Index k) {
+  Eigen::VectorXd g = g_natural;
+  double tail = 0.0;
+  for (Eigen::Index j = k - 1; j >= 0; --j) {
+    tail += g_natural[j];
+    g[j] = j == 0 ? tail : std::exp(x[j]) * tail;
+  }
+  return g;
+}
+
+struct Optimum {
+  Eigen::VectorXd natural;
+  int iterations = 0;
+};
+
+// Start: thresholds at the logits of the marginal cumulative proportions, beta = 0, sigma = 1.
+Eigen::VectorXd start_value(const LaplaceProblem& prob) {
+  const Eigen::Index k = prob.thresholds(), m = prob.parameters();
+  Eigen::VectorXd v = Eigen::VectorXd::Zero(m);
+  std::vector<double> count(static_cast<std::size_t>(k + 1), 0.0);
+  for (int c : prob.categories()) count[static_cast<std::size_t>(c)] += 1.0;
+  double cumulative = 0.0;
+  const auto n = static_cast<double>(prob.categories().size());
+  for (Eigen::Index j = 0; j < k; ++j) {
+    cumulative += count[static_cast<std::size_t>(j)];
+    const double q = std::clamp(cumulative / n, 1e-3, 1.0 - 1e-3);
+    v[j] = std::log(q / (1.0 - q));
+    if (j > 0) v[j] = std::max(v[j], v[j - 1] + 1e-2);  // strictly increasing
+  }
+  return v;
+}
+
+// Newton on x with the Hessian from central differences of the analytic gradient, an
+// eigenvalue-modified direction, a trust region and Armijo backtracking.
+Optimum maximise(const LaplaceProblem& prob, const ClmmOptions& opt) {
+  const Eigen::Index k = prob.thresholds(), m = prob.parameters(), tau = m - 1;
+  Eigen::VectorXd x = from_natural(start_value(prob), k);
+  std::vector<double> modes(prob.group_count(), 0.0);
+  auto grad_x = [&](const Eigen::VectorXd& y) {
+    std::vector<double> warm = modes;
+    const LaplaceValue e = prob.evaluate(to_natural(y, k), warm);
+    return Eigen::VectorXd(gradient_in_x(e.gradient, y, k));
+  };
+  Optimum out;
+  while (out.iterations < opt.max_iterations) {
+    ++out.iterations;
+    const LaplaceValue e = prob.evaluate(to_natural(x, k), modes);
+    const Eigen::VectorXd g = gradient_in_x(e.gradient, x, k);
+    Eigen::MatrixXd H(m, m);
+    for (Eigen::Index j = 0; j < m; ++j) {
+      const double h = 1e-5 * std::max(std::fabs(x[j]), 1.0);
+      Eigen::VectorXd up = x, down = x;
+      up[j] += h;
+      down[j] -= h;
+      H.col(j) = (grad_x(up) - grad_x(down)) / (2.0 * h);
+    }
+    H = 0.5 * (H + H.transpose());
+    Eigen::VectorXd g_active = g;
+    // sigma held at its floor while the likelihood still falls towards zero variance
+    const bool sd_at_floor = x[tau] <= kMinLogSd && g[tau] > 0.0;
+    if (sd_at_floor) {
+      H.row(tau).setZero();
+      H.col(tau).setZero();
+      H(tau, tau) = 1.0;
+      g_active[tau] = 0.0;
+    }
+    Eigen::VectorXd s = newton_direction(H, g_active);
+    const double longest = s.cwiseAbs().maxCoeff();
+    if (longest > 2.0) s *= 2.0 / longest;  // trust region: 2 log-odds units
+    if (longest < 1e-2 * opt.step_tolerance) break;
+    double t = 1.0;
+    auto trial = [&](double step) {
+      Eigen::VectorXd next = x + step * s;
+      next[tau] = std::max(next[tau], kMinLogSd);
+      return next;
+    };
+    Eigen::VectorXd next = trial(t);
+    std::vector<double> next_modes = modes;
+    double f_next = prob.evaluate(to_natural(next, k), next_modes).nll;
+    while (!(f_next <= e.nll + 1e-4 * t * g_active.dot(s)) && t > 1e-10) {
+      t *= 0.5;
+      next = trial(t);
+      next_modes = modes;
+      f_next = prob.evaluate(to_natural(next, k), next_modes).nll;
+    }
+    if (t <= 1e-10) break;  // no decrease along the direction: at numerical precision
+    const double moved = (next - x).cwiseAbs().maxCoeff();
+    x = next;
+    modes = next_modes;
+    if (moved < 1e-2 * opt.step_tolerance) break;
+  }
+  out.natural = to_natural(x, k);
+  return out;
+}
+
+}  // namespace
+
+const char* to_string(ClmmStatus status) {
+  switch (status) {
+    case ClmmStatus::converged: return "converged";
+    case ClmmStatus::boundary: return "boundary";
+    case ClmmStatus::not_converged: return "not_converged";
+    case ClmmStatus::hessian_not_positive_definite: return "hessian_not_positive_definite";
+    case ClmmStatus::ill_conditioned: return "ill_conditioned";
+  }
+  return "unknown";
+}
+
+ClmmFit clmm_fit(const Design& design, const std::vector<std::string>& categories, const CodedFactor& group,
+                 const ClmmOptions& options) {
+  if (categories.size() < 2) {
+    throw std::invalid_argument(fmt::format(
+        "clmm_fit: the response has {} observed category; an ordinal model needs at least two", categories.size()));
+  }
+  if (design.column_names.size() != static_cast<std::size_t>(design.X.cols())) {
+    throw std::invalid_argument("clmm_fit: column_names and X disagree");
+  }
+  const LaplaceProblem prob(design.X, design.y, group, categories.size());
+  const Eigen::Index k = prob.thresholds(), p = design.X.cols(), m = prob.parameters(), tau = m - 1;
+  const Optimum opt = maximise(prob, options);
+  std::vector<double> modes(prob.group_count(), 0.0);
+  const LaplaceValue e = prob.evaluate(opt.natural, modes);
+
+  ClmmFit fit;
+  fit.categories = categories;
+  fit.group = group.name;
+  fit.groups = group.levels.size();
+  fit.n_obs = static_cast<std::size_t>(design.X.rows());
+  fit.sd = std::exp(opt.natural[tau]);
+  fit.variance = fit.sd * fit.sd;
+  fit.log_likelihood = -e.nll;
+
+  auto& c = fit.convergence;
+  c.iterations = opt.iterations;
+  c.max_abs_gradient = e.gradient.cwiseAbs().maxCoeff();
+  const bool boundary = fit.sd <= options.boundary_sd;
+  // At a boundary the Hessian in log sigma vanishes; the SEs of the others are those with
+  // sigma held at its estimate (the inverse of their block of the Hessian).
+  const Eigen::Index free = boundary ? m - 1 : m;
+  auto grad = [&](const Eigen::VectorXd& v) {
+    Eigen::VectorXd full = opt.natural;
+    full.head(free) = v;
+    std::vector<double> warm = modes;
+    return Eigen::VectorXd(prob.evaluate(full, warm).gradient.head(free));
+  };
+  const Eigen::MatrixXd H = hessian_from_gradient(grad, Eigen::VectorXd(opt.natural.head(free)));
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(H);
+  const double ev_min = eig.eigenvalues().minCoeff(), ev_max = eig.eigenvalues().maxCoeff();
+  c.hessian_positive_definite = std::isfinite(ev_min) && ev_min > 0.0;
+  c.condition_number = c.hessian_positive_definite ? ev_max / ev_min : kNaN;
+  Eigen::VectorXd se = Eigen::VectorXd::Constant(m, kNaN);
+  if (c.hessian_positive_definite) {
+    fit.vcov = eig.eigenvectors() * eig.eigenvalues().cwiseInverse().asDiagonal() * eig.eigenvectors().transpose();
+    se.head(free) = fit.vcov.diagonal().cwiseSqrt();
+    c.newton_step = (fit.vcov * e.gradient.head(free)).cwiseAbs().maxCoeff();
+  } else {
+    c.newton_step = kNaN;
+  }
+  const double max_estimate = opt.natural.head(k + p).cwiseAbs().maxCoeff();
+  if (!c.hessian_positive_definite) {
+    c.status = ClmmStatus::hessian_not_positive_definite;
+    c.message = fmt::format(
+        "Hessian not positive definite after {} iterations (smallest eigenvalue {:.3g}): not a maximum; no SEs",
+        c.iterations, ev_min);
+  } else if (c.condition_number > options.max_condition) {
+    c.status = ClmmStatus::ill_conditioned;
+    c.message = fmt::format(
+        "ill-conditioned Hessian (condition number {:.3g}, largest |estimate| {:.3g}): the likelihood is flat "
+        "in some direction (separation, or a level seen in one category only); SEs unreliable",
+        c.condition_number, max_estimate);
+  } else if (c.max_abs_gradient > options.gradient_tolerance || !(c.newton_step <= options.step_tolerance)) {
+    c.status = ClmmStatus::not_converged;
+    c.message = fmt::format(
+        "not converged after {} iterations: max |gradient| {:.3g}, Newton step {:.3g}, largest |estimate| {:.3g}",
+        c.iterations, c.max_abs_gradient, c.newton_step, max_estimate);
+  } else if (boundary) {
+    c.status = ClmmStatus::boundary;
+    c.message = fmt::format(
+        "boundary fit: random-intercept SD of {} is ~0 ({:.3g}); SEs are those with it held there",
+        group.name, fit.sd);
+  } else {
+    c.status = ClmmStatus::converged;
+    c.message = fmt::format("converged in {} iterations: max |gradient| {:.3g}, Newton step {:.3g}, condition number {:.3g}",
+                            c.iterations, c.max_abs_gradient, c.newton_step, c.condition_number);
+  }
+
+  for (Eigen::Index j = 0; j < k; ++j) {
+    const auto jj = static_cast<std::size_t>(j);
+    fit.thresholds.push_back({categories[jj] + "|" + categories[jj + 1], opt.natural[j], se[j]});
+  }
+  const boost::math::normal_distribution<double> norm;
+  for (Eigen::Index j = 0; j < p; ++j) {
+    OrdinalEffect fe;
+    fe.name = design.column_names[static_cast<std::size_t>(j)];
+    fe.estimate = opt.natural[k + j];
+    fe.se = se[k + j];
+    fe.z = fe.estimate / fe.se;
+    fe.p = std::isfinite(fe.z) ? floor_p(2.0 * boost::math::cdf(boost::math::complement(norm, std::fabs(fe.z)))) : kNaN;
+    fit.fixed.push_back(std::move(fe));
+  }
+  return fit;
+}
+
+ClmmFit clmm_fit(const DataFrame& data, const ClmmSpec& spec, const ClmmOptions& options) {
+  if (spec.random_intercept.empty()) throw std::invalid_argument("clmm_fit: a random intercept is required");
+  for (double y : data.response) {
+    if (!std::isnan(y) && (!std::isfinite(y) || y != std::floor(y))) {
+      throw std::invalid_argument(fmt::format("clmm_fit: score {} is not a whole number; an ordinal model needs "
+                                              "integer categories", y));
+    }
+  }
+  // Treatment coding against an intercept, which is then dropped: the thresholds take its place.
+  std::vector<FixedTerm> terms{FixedTerm{}};
+  for (const auto& t : spec.fixed)
+    if (!t.empty()) terms.push_back(t);
+  Design design = build_design(data, terms, spec.levels);
+  design.X = Eigen::MatrixXd(design.X.rightCols(design.X.cols() - 1));
+  design.column_names.erase(design.column_names.begin());
+  // categories: the observed values, ascending; y becomes their index
+  std::set<double> values(design.y.data(), design.y.data() + design.y.size());
+  std::vector<double> sorted(values.begin(), values.end());
+  std::vector<std::string> categories;
+  for (double v : sorted) categories.push_back(fmt::format("{:g}", v));
+  for (Eigen::Index i = 0; i < design.y.size(); ++i) {
+    design.y[i] = static_cast<double>(std::lower_bound(sorted.begin(), sorted.end(), design.y[i]) - sorted.begin());
+  }
+  const CodedFactor group = code_factor(data, spec.random_intercept, design.kept_rows, {});
+  return clmm_fit(design, categories, group, options);
+}
+
+}  // namespace mirac::stats
