@@ -103,38 +103,44 @@ LaplaceValue LaplaceProblem::evaluate(const Eigen::VectorXd& v, std::vector<doub
   for (std::size_t g = 0; g < rows_.size(); ++g) {
     const auto& rows = rows_[g];
     // h(b) = -sum log p_i(b) + b^2 / (2 sigma^2) is strictly convex (the logistic is
-    // log-concave), so Newton with step halving finds its unique minimum.
-    auto h_at = [&](double b) {
-      double h = 0.5 * b * b / sigma2;
-      for (Eigen::Index i : rows) {
-        const auto [z0, z1] = bounds(i, b);
-        h -= row_terms(z0, z1, false).log_p;
-      }
-      return h;
+    // log-concave), so Newton with step halving finds its unique minimum. One pass over the
+    // group's rows gives h, h' and h'' together.
+    struct Point {
+      double b, h, hb, D;
     };
-    double b = std::isfinite(modes[g]) ? modes[g] : 0.0;
-    double h = h_at(b);
-    for (int it = 0; it < 100; ++it) {
-      double hb = b / sigma2, D = 1.0 / sigma2;
+    auto at = [&](double b) {
+      Point q{b, 0.5 * b * b / sigma2, b / sigma2, 1.0 / sigma2};
       for (Eigen::Index i : rows) {
         const auto [z0, z1] = bounds(i, b);
         const RowTerms r = row_terms(z0, z1, false);
-        hb += r.a1;
-        D -= r.a2;
+        q.h -= r.log_p;
+        q.hb += r.a1;
+        q.D -= r.a2;
       }
-      const double step = hb / D;
+      return q;
+    };
+    Point cur = at(std::isfinite(modes[g]) ? modes[g] : 0.0);
+    for (int it = 0; it < 100; ++it) {
+      const double step = cur.hb / cur.D;
       if (!std::isfinite(step)) return invalid();
-      double t = 1.0, next = b - step, h_next = h_at(next);
-      while (!(h_next <= h) && t > 1e-8) {
-        t *= 0.5;
-        next = b - t * step;
-        h_next = h_at(next);
+      if (std::fabs(step) <= 1e-11 * (1.0 + std::fabs(cur.b))) break;
+      double t = 1.0;
+      Point next = at(cur.b - step);
+      // Close to the mode a Newton step on a convex h cannot overshoot, and the change in h
+      // is below its rounding: there the slope decides. Far from it, halve until h falls.
+      if (std::fabs(step) < 1e-4 * (1.0 + std::fabs(cur.b))) {
+        if (!(std::fabs(next.hb) < std::fabs(cur.hb))) break;  // at the mode to rounding
+        cur = next;
+        continue;
       }
-      if (!(h_next <= h)) break;  // at the minimum to rounding
-      b = next;
-      h = h_next;
-      if (std::fabs(t * step) <= 1e-11 * (1.0 + std::fabs(b))) break;
+      while (!(next.h <= cur.h) && t > 1e-8) {
+        t *= 0.5;
+        next = at(cur.b - t * step);
+      }
+      if (!(next.h <= cur.h)) break;
+      cur = next;
     }
+    const double b = cur.b;
     modes[g] = b;
     double D = 1.0 / sigma2, H3 = 0.0, log_p = 0.0;
     std::vector<RowTerms> terms;
