@@ -2,7 +2,7 @@
 // nAGQ = 1) on data generated in R. Data, calls and fits come from
 //   Rscript tests/stats/reference/generate_clmm.R   (writes tests/stats/reference/clmm.json)
 // whose "r_version" / "ordinal_version" fields record the versions (R 4.2.2, ordinal
-// 2022.11-16 when pinned); each case's "call" is the exact R call.
+// 2022.11.16 when pinned); each case's "call" is the exact R call.
 //
 // Tolerances: thresholds and coefficients 1e-4 absolute (log-odds units); SEs 1e-4
 // relative; z 1e-3 and p 1e-4 absolute (they inherit the estimates' differences, divided by
