@@ -253,8 +253,10 @@ ClmmFit clmm_fit(const Design& design, const std::vector<std::string>& categorie
   } else if (c.max_abs_gradient > options.gradient_tolerance || !(c.newton_step <= options.step_tolerance)) {
     c.status = ClmmStatus::not_converged;
     c.message = fmt::format(
-        "not converged after {} iterations: max |gradient| {:.3g}, Newton step {:.3g}, largest |estimate| {:.3g}",
-        c.iterations, c.max_abs_gradient, c.newton_step, max_estimate);
+        "not converged after {} iterations: max |gradient| {:.3g}, Newton step {:.3g}, largest |estimate| {:.3g}{}",
+        c.iterations, c.max_abs_gradient, c.newton_step, max_estimate,
+        // log-odds beyond 10 are odds of 20,000: a coefficient heading for infinity
+        max_estimate > 10.0 ? " (so large an estimate suggests separation: some level seen in extreme categories only)" : "");
   } else if (boundary) {
     c.status = ClmmStatus::boundary;
     c.message = fmt::format(

@@ -171,6 +171,6 @@ TEST_CASE("clmm reports perfect separation instead of claiming convergence") {
   const ClmmFit fit = clmm_fit(frame(arm, g, y), arm_spec());
   CAPTURE(fit.convergence.message);
   CHECK(fit.convergence.status != ClmmStatus::converged);
-  CHECK(!fit.convergence.message.empty());
+  CHECK(fit.convergence.message.find("separation") != std::string::npos);
   CHECK(fit.fixed[0].estimate > 5.0);  // heading for +inf
 }
