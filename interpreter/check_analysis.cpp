@@ -331,6 +331,7 @@ class Checker {
   void analysis(const ast::AnalysisDecl& a) const {
     static const std::map<std::string, std::set<std::string>> kOptions = {
         {"lmm", {"where", "reference"}},
+        {"clmm", {"where", "reference"}},
         {"wilcoxon", {"compare", "pairs", "within", "where", "adjust", "effect"}},
         {"paired", {"compare", "by", "pairs", "where", "patterns"}},
         {"spearman", {"by", "against", "where"}},
@@ -339,21 +340,26 @@ class Checker {
     auto kind = kOptions.find(a.kind.name);
     if (kind == kOptions.end()) {
       std::string message = with_suggestion(fmt::format("unknown analysis '{}'", a.kind.name), a.kind.name,
-                                            {"lmm", "wilcoxon", "paired", "spearman", "agreement", "criteria"});
+                                            {"lmm", "clmm", "wilcoxon", "paired", "spearman", "agreement", "criteria"});
       if (message.find("did you mean") == std::string::npos)
-        message += "; analyses are lmm, wilcoxon, paired, spearman, agreement and criteria";
+        message += "; analyses are lmm, clmm, wilcoxon, paired, spearman, agreement and criteria";
       diags_.error(a.kind.range, message);
       return;
     }
-    if (a.kind.name == "lmm") {
+    if (a.kind.name == "lmm" || a.kind.name == "clmm") {
+      const std::string& k = a.kind.name;
       if (!a.formula) {
-        diags_.error(a.kind.range, "lmm needs a formula: lmm(D3 ~ a * b + (1 | seed))");
+        diags_.error(a.kind.range, fmt::format("{} needs a formula: {}(D3 ~ a * b + (1 | seed))", k, k));
       } else {
         dim_arg(ast::Expr{ast::Name{a.formula->response.name}, a.formula->response.range});
-        bool random = false;
+        int random = 0;
         for (const auto& t : a.formula->terms) {
           if (t.group) {
-            random = true;
+            // clmm fits one random intercept (one integral per group); crossed ones would
+            // need a multivariate Laplace approximation it does not implement
+            if (k == "clmm" && random == 1)
+              diags_.error(t.group->range, "clmm takes one random intercept, e.g. (1 | seed); a second is not supported");
+            ++random;
             grouping(*t.group);
           }
           for (const auto& v : t.vars) {
@@ -361,11 +367,13 @@ class Checker {
             std::vector<std::string> all = list(factors_);
             all.insert(all.end(), seed_fields_.begin(), seed_fields_.end());
             all.insert(all.end(), {"model", "arm"});
-            diags_.error(v.range, with_suggestion(fmt::format("lmm term '{}' is neither a factor nor a seed field", v.name),
+            diags_.error(v.range, with_suggestion(fmt::format("{} term '{}' is neither a factor nor a seed field", k, v.name),
                                                   v.name, all));
           }
         }
-        if (!random) diags_.error(a.formula->range, "lmm needs at least one random intercept, e.g. (1 | seed)");
+        if (!random)
+          diags_.error(a.formula->range, fmt::format("{} needs {} random intercept, e.g. (1 | seed)", k,
+                                                     k == "clmm" ? "a" : "at least one"));
       }
     } else {
       if (a.formula) diags_.error(a.formula->range, fmt::format("{} takes dimensions, not a formula", a.kind.name));

@@ -22,6 +22,7 @@ void add_analyses(const Context& ctx, Output& out) {
     };
     try {
       if (kind == "lmm") list.push_back(run_lmm(ctx, a, out));
+      else if (kind == "clmm") list.push_back(run_clmm(ctx, a, out));
       else if (kind == "wilcoxon") list.push_back(run_wilcoxon(ctx, a, out));
       else if (kind == "paired") list.push_back(run_paired(ctx, a, out));
       else if (kind == "spearman") list.push_back(run_spearman(ctx, a, out));

@@ -21,6 +21,7 @@ void add_seeds(const Context& ctx, Output& out);
 void add_analyses(const Context& ctx, Output& out);
 
 nlohmann::ordered_json run_lmm(const Context& ctx, const ast::AnalysisDecl& a, Output& out);
+nlohmann::ordered_json run_clmm(const Context& ctx, const ast::AnalysisDecl& a, Output& out);
 nlohmann::ordered_json run_wilcoxon(const Context& ctx, const ast::AnalysisDecl& a, Output& out);
 nlohmann::ordered_json run_paired(const Context& ctx, const ast::AnalysisDecl& a, Output& out);
 nlohmann::ordered_json run_spearman(const Context& ctx, const ast::AnalysisDecl& a, Output& out);

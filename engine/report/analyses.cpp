@@ -1,5 +1,5 @@
 // analyses.cpp: `table analysis(rq1, rq2)`: each analysis as the table(s) of its kind
-// (lmm coefficients, Wilcoxon tests, paired comparisons and patterns, Spearman
+// (lmm coefficients, clmm coefficients and thresholds in clmm.cpp, Wilcoxon tests, paired comparisons and patterns, Spearman
 // correlations, in spearman.cpp). `figure analysis(...)` draws an lmm's coefficients with
 // their Wald intervals and a Spearman analysis's ranks; other kinds have no
 // figure and are shown as their tables.
@@ -297,6 +297,7 @@ void analyses_item(const Context& ctx, const Item& item, std::vector<Block>& out
     if (item.kind == "figure" && kind != "lmm" && kind != "spearman")
       out.push_back(Note{fmt::format("A {} analysis has no figure; analysis {} is shown as a table.", kind, name)});
     if (kind == "lmm") lmm(ctx, item, *a, out);
+    else if (kind == "clmm") clmm_analysis(ctx, item, *a, spec_where(ctx.spec, name), out);
     else if (kind == "wilcoxon") wilcoxon(ctx.spec, item, *a, out);
     else if (kind == "paired") paired(item, *a, out);
     else if (kind == "spearman") spearman_analysis(item, *a, out);

@@ -57,6 +57,10 @@ void agreement_table(const Item& item, const Json& analysis, std::vector<Block>&
 /// A spearman analysis (spearman.cpp): its table of rho per dimension, or as a figure the
 /// groups' ranks on both sides, one figure per dimension.
 void spearman_analysis(const Item& item, const Json& analysis, std::vector<Block>& out);
+/// A clmm analysis (clmm.cpp): coefficients on the log-odds scale, with what their sign
+/// means for the rubric, and the thresholds. `where` is the analysis's " where ..." or "".
+void clmm_analysis(const Context& ctx, const Item& item, const Json& analysis, const std::string& where,
+                   std::vector<Block>& out);
 /// A criteria analysis's tables (criteria.cpp): the elements most dropped or least met.
 void criteria_table(const Item& item, const Json& analysis, std::vector<Block>& out);
 

@@ -364,3 +364,27 @@ TEST_CASE("writing a report removes figure files an earlier report left and this
   for (const auto& [name, text] : files) CHECK_MESSAGE(fs::exists(dir / name), name);
   fs::remove_all(dir);
 }
+
+TEST_CASE("table analysis(ord) of a clmm: log-odds coefficients with the rubric's direction, and thresholds") {
+  const std::string text = otc_text() + R"(
+analysis ord = clmm(D3 ~ literacy * tone + model + (1 | seed)) { where arm == baseline }
+report ordinal {
+  table analysis(ord)
+}
+)";
+  const auto c = compile_text("otc_clmm", text);
+  const auto results = results_for(*c);
+  const std::string md = render_reports(c->spec, results).at("report-ordinal.md");
+  INFO(md);
+  CHECK(contains(md, "Analysis ord: cumulative-logit mixed model D3 ~ literacy * tone + model + (1 | seed) where arm == baseline"));
+  // the MIRA rubric's worst is high: a higher score is a worse one
+  CHECK(contains(md, "log-odds of a higher, i.e. worse, score (the rubric's worst is high)"));
+  CHECK(contains(md, "| term | estimate (log-odds) | SE | z | p |"));
+  CHECK(contains(md, "| threshold | estimate | SE |"));
+  CHECK(contains(md, "| 2\\|3 |"));  // no D3 of 1 here: the first threshold is 2|3, its bar escaped for Markdown
+  CHECK(contains(md, "Random intercept of seed (3 groups)"));
+  // three seeds that barely differ: the variance is at zero, and the report says so
+  CHECK(contains(md, "> **Note:** Analysis ord: the fit ended with status 'boundary': boundary fit"));
+  CHECK(contains(md, "convergence: boundary"));
+  CHECK(!contains(md, "(Intercept)"));  // the thresholds take its place
+}

@@ -1,0 +1,114 @@
+// model_frame.cpp: the model frame of a formula analysis (lmm, clmm) from the score rows.
+#include "engine/analyze/model_frame.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace mirac::analyze {
+
+namespace {
+
+// `a*b*c` is every non-empty subset of {a, b, c}; `a:b` the interaction alone. Terms are
+// ordered by degree, then as written, which is R's and patsy's order.
+std::vector<stats::FixedTerm> expand_terms(const ast::Formula& f) {
+  std::vector<stats::FixedTerm> terms;
+  auto add = [&](stats::FixedTerm t) {
+    auto same = [&](const stats::FixedTerm& u) {
+      return std::is_permutation(u.begin(), u.end(), t.begin(), t.end());
+    };
+    if (std::none_of(terms.begin(), terms.end(), same)) terms.push_back(std::move(t));
+  };
+  for (const auto& t : f.terms) {
+    if (t.group) continue;
+    std::vector<std::string> vars;
+    for (const auto& v : t.vars) vars.push_back(v.name);
+    if (!t.crossed) {
+      add(vars);
+      continue;
+    }
+    for (std::size_t mask = 1; mask < (std::size_t{1} << vars.size()); ++mask) {
+      stats::FixedTerm sub;
+      for (std::size_t i = 0; i < vars.size(); ++i)
+        if (mask & (std::size_t{1} << i)) sub.push_back(vars[i]);
+      add(sub);
+    }
+  }
+  std::stable_sort(terms.begin(), terms.end(), [](const auto& a, const auto& b) { return a.size() < b.size(); });
+  return terms;
+}
+
+// Declared level order of a variable (factor, model, arm), or empty for seed fields.
+std::vector<std::string> declared_levels(const Spec& spec, const std::string& v) {
+  std::vector<std::string> out;
+  if (int f = spec.factor_index(v); f >= 0) return spec.factors[f].level_names();
+  if (v == "model")
+    for (const auto& m : spec.models) out.push_back(m.name);
+  if (v == "arm")
+    for (const auto& a : spec.arms) out.push_back(a.name);
+  return out;
+}
+
+}  // namespace
+
+std::string formula_text(const ast::Formula& f) {
+  std::string s = f.response.name + " ~ ";
+  for (std::size_t i = 0; i < f.terms.size(); ++i) {
+    const auto& t = f.terms[i];
+    if (i) s += " + ";
+    if (t.group) {
+      s += "(1 | " + t.group->name + ")";
+      continue;
+    }
+    for (std::size_t k = 0; k < t.vars.size(); ++k) s += (k ? (t.crossed ? " * " : ":") : "") + t.vars[k].name;
+  }
+  return s;
+}
+
+
+ModelFrame model_frame(const Context& ctx, const ast::AnalysisDecl& a) {
+  const Spec& spec = ctx.spec;
+  const ast::Formula& f = *a.formula;
+  ModelFrame mf;
+  mf.formula = formula_text(f);
+  std::vector<std::size_t> rows = filter_rows(ctx, a.options);
+  const int dim = ctx.scores.dim_index(f.response.name);
+  mf.fixed = expand_terms(f);
+  std::set<std::string> variables;
+  for (const auto& t : mf.fixed) variables.insert(t.begin(), t.end());
+  for (const auto& t : f.terms)
+    if (t.group) {
+      mf.random_intercepts.push_back(t.group->name);
+      variables.insert(t.group->name);
+    }
+  stats::DataFrame& frame = mf.frame;
+  for (std::size_t i : rows) frame.response.push_back(ctx.scores.rows[i].scores[dim]);
+  for (const auto& v : variables) {
+    stats::CategoricalColumn col{v, {}};
+    col.values.reserve(rows.size());
+    for (std::size_t i : rows) col.values.push_back(variable_value(spec, ctx.scores.rows[i], v));
+    frame.columns.push_back(std::move(col));
+  }
+  std::map<std::string, std::string> reference;
+  if (const auto* o = find_option(a.options, "reference"))
+    for (const auto& v : o->values)
+      if (v.label) reference[v.label->name] = name_of(v.value);
+  // Declared levels that occur in the fit (a level without rows would be an all-zero
+  // column); the reference is the one named, else the first of them.
+  for (const auto& c : frame.columns) {
+    std::set<std::string> seen;
+    for (std::size_t r = 0; r < c.values.size(); ++r)
+      if (!is_na(frame.response[r])) seen.insert(c.values[r]);
+    stats::LevelSpec ls;
+    for (const auto& l : declared_levels(spec, c.name))
+      if (seen.count(l)) ls.levels.push_back(l);
+    if (auto it = reference.find(c.name); it != reference.end()) ls.reference = it->second;
+    mf.levels[c.name] = ls;
+  }
+  // The level each factor's coefficients are measured against, as the fit takes it.
+  mf.references = nlohmann::ordered_json::object();
+  for (const auto& [variable, levels] : mf.levels)
+    if (!levels.levels.empty()) mf.references[variable] = levels.reference.empty() ? levels.levels.front() : levels.reference;
+  return mf;
+}
+
+}  // namespace mirac::analyze

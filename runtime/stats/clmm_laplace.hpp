@@ -1,0 +1,46 @@
+// clmm_laplace.hpp: the Laplace-approximated negative log-likelihood of a cumulative-logit
+// model with one random intercept, and its exact gradient, for clmm.cpp's optimiser.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "runtime/stats/design.hpp"
+
+namespace mirac::stats {
+
+struct LaplaceValue {
+  double nll = 0.0;          ///< -log L (Laplace); +inf where a probability is not positive
+  Eigen::VectorXd gradient;  ///< d nll / d (theta_1..theta_{K-1}, beta, log sigma)
+};
+
+/// nll(theta, beta, tau) = sum_g [ -sum_{i in g} log p_i(b_g) + b_g^2 / (2 sigma^2) + log sigma
+///                                 + log(D_g) / 2 ],  sigma = exp(tau),
+/// p_i(b) = F(theta_{y_i} - x_i'beta - b) - F(theta_{y_i - 1} - x_i'beta - b), F logistic,
+/// b_g the mode of the group's integrand and D_g the integrand's curvature there. This is
+/// ordinal::clmm's Laplace objective (written in b = sigma u; Laplace's method is invariant
+/// under that linear change of variable).
+class LaplaceProblem {
+ public:
+  /// X: n x p without intercept; y: category index 0..categories-1 per row; group codes per row.
+  LaplaceProblem(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const CodedFactor& group, std::size_t categories);
+
+  /// Evaluates at natural parameters v = (theta, beta, log sigma). `modes` holds one b per
+  /// group: the start of each inner Newton search on input, the modes found on output.
+  LaplaceValue evaluate(const Eigen::VectorXd& v, std::vector<double>& modes) const;
+
+  Eigen::Index thresholds() const { return k_; }
+  Eigen::Index parameters() const { return k_ + X_.cols() + 1; }
+  std::size_t group_count() const { return rows_.size(); }
+  const std::vector<int>& categories() const { return y_; }
+
+ private:
+  const Eigen::MatrixXd& X_;
+  std::vector<int> y_;
+  std::vector<std::vector<Eigen::Index>> rows_;  ///< row indices of each group
+  Eigen::Index k_;                               ///< K - 1 thresholds
+};
+
+}  // namespace mirac::stats
