@@ -512,7 +512,7 @@ class Checker {
     for (const auto& c : spec_.contrasts) contrasts.insert(c.name.name);
     for (const auto& a : spec_.analyses) {
       analyses.insert(a.name.name);
-      if (a.kind.name == "lmm") lmms.insert(a.name.name);
+      if (a.kind.name == "lmm" || a.kind.name == "clmm") lmms.insert(a.name.name);
       if (a.kind.name == "paired") paireds.insert(a.name.name);
     }
     for (const auto& f : spec_.flags) flags.insert(f.name.name);
@@ -546,7 +546,7 @@ class Checker {
           {"bars", {&dims_, "dimensions", {"by", "where"}}},
           {"contrasts", {&contrasts, "contrasts", {"by", "where"}}},
           {"analysis", {&analyses, "analyses", {"by", "where"}}},
-          {"coefficients", {&lmms, "lmm analyses", {"terms"}}},
+          {"coefficients", {&lmms, "lmm or clmm analyses", {"terms"}}},
           {"deltas", {&paireds, "paired analyses", {}}},
           {"flags", {&flags, "flags", {"by", "where", "delta", "split"}}},
           {"seeds", {&plain_fields, "seed fields", {}}}};

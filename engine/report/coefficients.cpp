@@ -50,6 +50,7 @@ std::string coefficient_cell(const Json* f) {
   std::optional<double> est = number(member(f, "estimate"));
   std::optional<double> p = number(member(f, "p_satterthwaite"));
   if (!p) p = number(member(f, "p_normal"));
+  if (!p) p = number(member(f, "p"));  // a clmm's Wald test
   return fmt::format("{}{} ({})", signed_estimate(est), significance_marks(p), estimate(number(member(f, "se"))));
 }
 
@@ -101,8 +102,9 @@ void coefficients_item(const Context& ctx, const Item& item, std::vector<Block>&
     const Json* a = named_entry(ctx.results, "analyses", name);
     if (!a) {
       out.push_back(Note{fmt::format("Analysis {} is not in results.json (it was not computed).", name)});
-    } else if (text(member(a, "kind")) != "lmm") {
-      out.push_back(Note{fmt::format("Analysis {} is a {} analysis; coefficients are an lmm's.", name, text(member(a, "kind")))});
+    } else if (text(member(a, "kind")) != "lmm" && text(member(a, "kind")) != "clmm") {
+      out.push_back(Note{fmt::format("Analysis {} is a {} analysis; coefficients are an lmm's or a clmm's.", name,
+                                     text(member(a, "kind")))});
     } else if (const Json* error = member(a, "error")) {
       out.push_back(Note{fmt::format("Analysis {} could not be computed: {}", name, text(error))});
     } else {
@@ -123,9 +125,13 @@ void coefficients_item(const Context& ctx, const Item& item, std::vector<Block>&
                                   : fmt::format("Linear mixed models {}: estimate{} (SE)", fmt::join(names, ", "), "");
   t.header = {"term"};
   for (std::size_t i = 0; i < analyses.size(); ++i) {
-    const bool repeated = std::count(responses.begin(), responses.end(), responses[i]) > 1;
-    const std::string label = dimension_label(ctx.spec, responses[i]);
-    t.header.push_back(repeated || responses[i].empty() ? fmt::format("{}: {}", names[i], label) : label);
+    const bool ordinal = text(member(analyses[i], "kind")) == "clmm";
+    const std::string label = dimension_label(ctx.spec, responses[i]) + (ordinal ? ", ordinal (log-odds)" : "");
+    const bool same = std::count(responses.begin(), responses.end(), responses[i]) > 1 &&
+                      std::count_if(analyses.begin(), analyses.end(), [&](const Json* o) {
+                        return response_of(*o) == responses[i] && (text(member(o, "kind")) == "clmm") == ordinal;
+                      }) > 1;
+    t.header.push_back(same || responses[i].empty() ? fmt::format("{}: {}", names[i], label) : label);
   }
   t.numeric.assign(t.header.size(), true);
   t.numeric[0] = false;
@@ -151,15 +157,20 @@ void coefficients_item(const Context& ctx, const Item& item, std::vector<Block>&
         if (const Json* random = member(a, "random"); random && random->is_array())
           for (const auto& r : *random)
             if (text(member(&r, "group")) == g)
-              cell = fmt::format("{} ({})", estimate(number(member(&r, "variance"))), estimate(number(member(&r, "se"))));
+              cell = number(member(&r, "se"))
+                         ? fmt::format("{} ({})", estimate(number(member(&r, "variance"))), estimate(number(member(&r, "se"))))
+                         : estimate(number(member(&r, "variance")));  // a clmm reports no SE of it
         row.push_back(cell);
       }
       t.rows.push_back(std::move(row));
     }
     std::vector<std::string> residual = {"residual variance"}, n = {"observations"};
     for (const Json* a : analyses) {
-      residual.push_back(fmt::format("{} ({})", estimate(number(member(a, "residual_variance"))),
-                                     estimate(number(member(a, "residual_variance_se")))));
+      // A clmm has thresholds instead (its own table shows them) and no residual variance.
+      residual.push_back(text(member(a, "kind")) == "clmm"
+                             ? ""
+                             : fmt::format("{} ({})", estimate(number(member(a, "residual_variance"))),
+                                           estimate(number(member(a, "residual_variance_se")))));
       n.push_back(count(number(member(a, "n"))));
     }
     t.rows.push_back(std::move(residual));
@@ -168,8 +179,13 @@ void coefficients_item(const Context& ctx, const Item& item, std::vector<Block>&
   if (terms.empty())
     out.push_back(Note{"No term of these models matches the item's `terms`: the table has no coefficients."});
   out.push_back(std::move(t));
-  std::string foot = fmt::format("Estimates with standard errors in parentheses; {} (Satterthwaite t tests).",
-                                 kSignificanceLegend);
+  bool any_ordinal = false;
+  for (const Json* a : analyses) any_ordinal = any_ordinal || text(member(a, "kind")) == "clmm";
+  std::string foot = fmt::format("Estimates with standard errors in parentheses; {} (Satterthwaite t tests{}).",
+                                 kSignificanceLegend, any_ordinal ? "; Wald z tests for the ordinal models" : "");
+  if (any_ordinal)
+    foot += " An ordinal model's coefficients are log-odds of a higher score, not differences of mean scores; "
+            "its thresholds are in its own table.";
   if (std::string refs = reference_line(ctx, analyses); !refs.empty()) foot += " " + refs;
   if (!item.terms.empty()) foot += " Selected terms; `table coefficients(...)` without `terms` shows all of them.";
   out.push_back(Paragraph{foot});

@@ -39,12 +39,14 @@ analysis shifts = paired(D3, Q3) {
   patterns delta.D3 < 0 and delta.Q3 < 0
 }
 analysis q2 = lmm(Q2 ~ literacy * tone + model + (1 | seed)) { where arm == baseline }
+analysis ord = clmm(D3 ~ literacy * tone + model + (1 | seed)) { where arm == baseline }
 
 report paper {
   section "Coefficients"
   table coefficients(main, q2) { title "ALL TERMS" }
   table coefficients(main, q2) { terms literacy * tone, literacy title "SELECTED TERMS" }
   table analysis(tones) { title "BY LEVEL" }
+  table coefficients(main, ord) { title "SIDE BY SIDE" }
   table deltas(shifts) { title "DELTAS" }
   figure deltas(shifts) { title "DELTA FIGURE" }
   table flags(LITERACY_GAP, SEVERE) { by model delta D3 split LITERACY_GAP: D3 title "FLAGS" }
@@ -114,6 +116,22 @@ TEST_CASE("coefficients: the models side by side, estimate, marks and SE from re
   CHECK_FALSE(contains(some, "model = local"));
   CHECK_FALSE(contains(some, "(Intercept)"));
   CHECK_FALSE(contains(some, "random-intercept"));
+}
+
+TEST_CASE("coefficients: a mixed model and its ordinal counterpart side by side") {
+  const std::string t = table_titled(paper().md, "SIDE BY SIDE");
+  REQUIRE_FALSE(t.empty());
+  CHECK(contains(t, "| term | D3 (Underinformative simplification) | D3 (Underinformative simplification), ordinal (log-odds) |"));
+  const Json& ord = analysis("ord");
+  REQUIRE(ord["fixed"].is_array());
+  for (const auto& f : ord["fixed"]) {
+    if (f["estimate"].is_null()) continue;
+    const std::string cell = fmt::format("{}{} ({:.3f})", signed3(f["estimate"].get<double>()), marks(f["p"].get<double>()),
+                                         f["se"].get<double>());
+    CAPTURE(cell);
+    CHECK(contains(t, " " + cell + " |"));
+  }
+  CHECK(contains(paper().md, "log-odds of a higher score"));
 }
 
 TEST_CASE("a Wilcoxon family by level: the base row, then each level's mean, difference, q and d") {
@@ -193,7 +211,7 @@ TEST_CASE("the check refuses what these items cannot show") {
     c->diags.print(err, c->sources);
     return err.str();
   };
-  CHECK(contains(errors_of("table coefficients(arms)"), "'arms' is not one of the spec's lmm analyses"));
+  CHECK(contains(errors_of("table coefficients(arms)"), "'arms' is not one of the spec's lmm or clmm analyses"));
   CHECK(contains(errors_of("figure coefficients(main)"), "coefficients are a table"));
   CHECK(contains(errors_of("table deltas(main)"), "'main' is not one of the spec's paired analyses"));
   CHECK(contains(errors_of("table flags(SEVERE) { delta D9 }"), "'D9' of 'delta' is not a dimension of the rubric"));
