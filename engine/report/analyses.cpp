@@ -184,8 +184,13 @@ void wilcoxon(const Spec& spec, const Item& item, const Json& a, std::vector<Blo
     const std::string dim = text(member(first.json, "dimension"));
     // Levels in the factor's declared order; the control among them as the base.
     std::vector<std::string> levels;
-    if (int f = spec.factor_index(first.factor); f >= 0)
+    if (int f = spec.factor_index(first.factor); f >= 0) {
       for (const auto& l : spec.factors[f].levels) levels.push_back(l.name.name);
+    } else {  // a comparison of arms or models: the base, then the others as compared
+      levels.push_back(first.control);
+      for (const auto& test : tests)
+        if (std::find(levels.begin(), levels.end(), test.treatment) == levels.end()) levels.push_back(test.treatment);
+    }
     auto test_of = [&](const std::string& level) -> const Test* {
       for (const auto& test : tests)
         if (test.treatment == level) return &test;

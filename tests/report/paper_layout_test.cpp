@@ -39,6 +39,11 @@ analysis shifts = paired(D3, Q3) {
   patterns delta.D3 < 0 and delta.Q3 < 0
 }
 analysis q2 = lmm(Q2 ~ literacy * tone + model + (1 | seed)) { where arm == baseline }
+analysis by_arm = wilcoxon(D3) {
+  compare arm: invariant vs baseline
+  pairs model, seed, literacy, tone
+  within model
+}
 analysis ord = clmm(D3 ~ literacy * tone + model + (1 | seed)) { where arm == baseline }
 
 report paper {
@@ -46,6 +51,7 @@ report paper {
   table coefficients(main, q2) { title "ALL TERMS" }
   table coefficients(main, q2) { terms literacy * tone, literacy title "SELECTED TERMS" }
   table analysis(tones) { title "BY LEVEL" }
+  table analysis(by_arm) { title "BY ARM" }
   table coefficients(main, ord) { title "SIDE BY SIDE" }
   table deltas(shifts) { title "DELTAS" }
   figure deltas(shifts) { title "DELTA FIGURE" }
@@ -145,6 +151,22 @@ TEST_CASE("a Wilcoxon family by level: the base row, then each level's mean, dif
                                   test["mean_control"].get<double>())));
     CHECK(contains(t, fmt::format("| {} | tone = anxious | D3 | {} | {:.3f} | {} |", model, test["n"].get<int>(),
                                   test["mean_treatment"].get<double>(), signed3(test["mean_delta"].get<double>()))));
+  }
+}
+
+TEST_CASE("a Wilcoxon family over arms (not a factor): the base arm, then the other") {
+  const std::string t = table_titled(paper().md, "BY ARM");
+  REQUIRE_FALSE(t.empty());
+  for (const auto& test : analysis("by_arm")["tests"]) {
+    const std::string model = test["within"]["model"];
+    CAPTURE(model);
+    const auto base = t.find(fmt::format("| {} | arm = baseline | D3 | {} | {:.3f} | base |", model, test["n"].get<int>(),
+                                         test["mean_control"].get<double>()));
+    const auto other = t.find(fmt::format("| {} | arm = invariant | D3 | {} | {:.3f} | {} |", model, test["n"].get<int>(),
+                                          test["mean_treatment"].get<double>(), signed3(test["mean_delta"].get<double>())));
+    CHECK(base != std::string::npos);
+    CHECK(other != std::string::npos);
+    CHECK(base < other);
   }
 }
 
