@@ -143,18 +143,29 @@ bool JudgeBuilder::asks_scores() const {
   return false;
 }
 
-ModelCall JudgeBuilder::criterion_call(const Plan& plan, const RequestRow& request, const std::string& answer,
-                                       std::size_t index, const std::string& repair, int round) const {
+std::string JudgeBuilder::criterion_message(const Plan& plan, const RequestRow& request, const std::string& answer,
+                                            std::size_t index, const std::string& repair, int round) const {
   const PromptRow& prompt = plan.prompts[request.prompt];
   const std::vector<std::string> criteria = criteria_of(spec_, *rubric_, prompt.seed);
+  std::string m = judge_format::kPrompt + prompt.text + "\n" + judge_format::kAnswer + answer + "\n" +
+                  judge_format::kCriterion + (index < criteria.size() ? criteria[index] : std::string()) + "\n" +
+                  judge_format::kCriterionClosing;
+  if (!repair.empty()) m += repair_note(repair, round);
+  return m;
+}
+
+ModelCall JudgeBuilder::criterion_call(const Plan& plan, const RequestRow& request, const std::string& answer,
+                                       std::size_t index, const std::string& repair, int round) const {
   ModelCall c = base_call(criterion_schema(), "mirac_criterion", 0);
   c.system = criterion_instructions_;
-  c.user = judge_format::kPrompt + prompt.text + "\n" + judge_format::kAnswer + answer + "\n" +
-           judge_format::kCriterion + (index < criteria.size() ? criteria[index] : std::string()) + "\n" +
-           judge_format::kCriterionClosing;
-  if (!repair.empty()) c.user += repair_note(repair, round);
+  c.user = criterion_message(plan, request, answer, index, repair, round);
   seal(c, criterion_sha256_);
   return c;
+}
+
+std::string JudgeBuilder::criterion_call_hash(const Plan& plan, const RequestRow& request, const std::string& answer,
+                                              std::size_t index, const std::string& repair, int round) const {
+  return criterion_hasher_.hash(criterion_message(plan, request, answer, index, repair, round));
 }
 
 }  // namespace mirac

@@ -128,6 +128,9 @@ JudgeBuilder::JudgeBuilder(const Spec& spec, const SourceManager& sources, int j
     criterion_sha256_ = sha256_hex(*criterion_instructions_);
   }
   reply_schema_ = build_reply_schema();
+  hasher_ = UserMessageHasher(base_call(reply_schema_, "mirac_scores", 0), system_sha256_);
+  if (criterion_instructions_)
+    criterion_hasher_ = UserMessageHasher(base_call(criterion_schema(), "mirac_criterion", 0), criterion_sha256_);
 }
 
 nlohmann::json JudgeBuilder::build_reply_schema() const {
@@ -237,6 +240,15 @@ ModelCall JudgeBuilder::call(const Plan& plan, const RequestRow& request, const 
   if (!repair.empty()) c.user += repair_note(repair, round);
   seal(c, system_sha256_);
   return c;
+}
+
+std::string JudgeBuilder::call_hash(const Plan& plan, const RequestRow& request, const std::string& answer,
+                                   const std::string& repair, int round, long long max_tokens) const {
+  // A repair that raises the token limit changes the parameters: rare, built in full.
+  if (max_tokens > 0) return call(plan, request, answer, repair, round, max_tokens).hash;
+  std::string user = message(plan, request, answer);
+  if (!repair.empty()) user += repair_note(repair, round);
+  return hasher_.hash(user);
 }
 
 std::optional<nlohmann::json> extract_json_object(const std::string& text) {

@@ -45,6 +45,9 @@ class JudgeBuilder {
   /// its limit asks again with room to finish.
   ModelCall call(const Plan& plan, const RequestRow& request, const std::string& answer,
                  const std::string& repair = "", int round = 1, long long max_tokens = 0) const;
+  /// `call(...).hash` without building the call: what finding a stored judgment needs.
+  std::string call_hash(const Plan& plan, const RequestRow& request, const std::string& answer,
+                        const std::string& repair = "", int round = 1, long long max_tokens = 0) const;
   /// The judge's own token limit (`max_tokens`, else 1024, the scheduler's default).
   long long token_limit() const;
 
@@ -56,8 +59,13 @@ class JudgeBuilder {
   /// The call that grades criterion `index` of the answer's seed (`per element`).
   ModelCall criterion_call(const Plan& plan, const RequestRow& request, const std::string& answer, std::size_t index,
                            const std::string& repair = "", int round = 0) const;
+  /// `criterion_call(...).hash` without building the call.
+  std::string criterion_call_hash(const Plan& plan, const RequestRow& request, const std::string& answer,
+                                  std::size_t index, const std::string& repair = "", int round = 0) const;
 
  private:
+  std::string criterion_message(const Plan& plan, const RequestRow& request, const std::string& answer,
+                                std::size_t index, const std::string& repair, int round) const;
   ModelCall base_call(const nlohmann::json& schema, const char* schema_name, long long max_tokens) const;
   static void seal(ModelCall& c, const std::string& system_sha256);
   const Spec& spec_;
@@ -73,6 +81,8 @@ class JudgeBuilder {
   nlohmann::json reply_schema_;
   nlohmann::json build_reply_schema() const;
   std::string criterion_sha256_;
+  UserMessageHasher hasher_;            ///< call() at the judge's own token limit
+  UserMessageHasher criterion_hasher_;  ///< criterion_call()
   double lo_ = 1, hi_ = 5;
   friend class ScoreReader;
 };

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -11,6 +12,7 @@
 #include "interpreter/hash.hpp"
 #include "interpreter/criteria.hpp"
 #include "interpreter/judge.hpp"
+#include "interpreter/json_string.hpp"
 #include "runtime/scheduler/scheduler.hpp"
 
 namespace mirac {
@@ -52,10 +54,6 @@ nlohmann::json canonical_with(const ModelCall& call, nlohmann::json system_sha25
   return j;  // nlohmann::json keeps keys sorted, so dump() is canonical
 }
 
-std::string request_hash(const ModelCall& call, const nlohmann::json& system_sha256) {
-  return sha256_hex(canonical_with(call, system_sha256).dump());
-}
-
 }  // namespace
 
 void address_to(ModelCall& call, const Provider& provider) {
@@ -71,6 +69,24 @@ nlohmann::json canonical_request(const ModelCall& call) {
   // The system prompt enters by its own hash: arms share a long system prompt across
   // thousands of requests, and hashing it once per request would dominate planning.
   return canonical_with(call, call.system ? nlohmann::json(sha256_hex(*call.system)) : nlohmann::json(nullptr));
+}
+
+UserMessageHasher::UserMessageHasher(const ModelCall& call, const nlohmann::json& system_sha256) {
+  ModelCall without_user = call;
+  without_user.user.clear();
+  head_ = canonical_with(without_user, system_sha256).dump();
+  // `user` sorts after every other key, so the message's value closes the object.
+  constexpr std::string_view tail = "\"user\":\"\"}";
+  if (head_.size() < tail.size() || head_.compare(head_.size() - tail.size(), tail.size(), tail) != 0)
+    throw std::logic_error("UserMessageHasher: the canonical request does not end with its user message");
+  head_.resize(head_.size() - 3);  // keeps `"user":`
+}
+
+std::string UserMessageHasher::hash(const std::string& user) const {
+  std::string canonical = head_;
+  append_json_string(canonical, user);
+  canonical += '}';
+  return sha256_hex(canonical);
 }
 
 Plan build_plan(const Spec& spec, Diagnostics& diags) {
@@ -120,6 +136,20 @@ Plan build_plan(const Spec& spec, Diagnostics& diags) {
     systems.push_back(arm.system ? std::make_shared<const std::string>(*arm.system) : nullptr);
   }
   plan.requests.reserve(plan.prompts.size() * spec.models.size() * spec.arms.size());
+  // One model and arm's requests differ in their prompt alone: the rest of the canonical
+  // request is serialised once per pair, not once per request.
+  std::vector<UserMessageHasher> hashers(spec.models.size() * spec.arms.size());
+  for (std::size_t m = 0; m < spec.models.size(); ++m) {
+    auto provider = spec.providers.find(spec.models[m].provider);
+    if (provider == spec.providers.end()) continue;
+    for (std::size_t a = 0; a < spec.arms.size(); ++a) {
+      ModelCall call;
+      address_to(call, provider->second);
+      call.model = spec.models[m].model;
+      call.params = spec.models[m].params;
+      hashers[m * spec.arms.size() + a] = UserMessageHasher(call, system_hashes[a]);
+    }
+  }
   for (std::size_t p = 0; p < plan.prompts.size(); ++p) {
     for (std::size_t m = 0; m < spec.models.size(); ++m) {
       const Model& model = spec.models[m];
@@ -135,7 +165,7 @@ Plan build_plan(const Spec& spec, Diagnostics& diags) {
         r.call.system = systems[a];
         r.call.user = plan.prompts[p].text;
         r.call.params = model.params;  // check keeps the price out: what a call costs is not part of it
-        r.call.hash = request_hash(r.call, system_hashes[a]);
+        r.call.hash = hashers[m * spec.arms.size() + a].hash(r.call.user);
         plan.requests.push_back(std::move(r));
       }
     }

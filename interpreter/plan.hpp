@@ -50,6 +50,22 @@ void address_to(ModelCall& call, const Provider& provider);
 /// The canonical request of a ModelCall (what its hash is taken over).
 nlohmann::json canonical_request(const ModelCall& call);
 
+/// Hashes calls that differ only in their user message (a judge's requests: one model, one
+/// set of parameters, one system prompt). The rest of the canonical request is serialised
+/// once, so a hash costs one escape of the message and one SHA-256: finding 43,200 stored
+/// judgments no longer rebuilds 43,200 requests with their reply schema.
+class UserMessageHasher {
+ public:
+  UserMessageHasher() = default;
+  /// `call`'s own user message is ignored; `system_sha256` stands for its system prompt (null: none).
+  UserMessageHasher(const ModelCall& call, const nlohmann::json& system_sha256);
+  /// The hash `call` would have with `user` as its message.
+  std::string hash(const std::string& user) const;
+
+ private:
+  std::string head_;  ///< the canonical JSON up to the user message's value
+};
+
 /// Counts by model, arm and factor level; totals; the forecast of the answers' tokens and
 /// cost and, with `sources` (the judges' instructions quote the rubric), of the judging's:
 /// an upper bound from each judge's instructions and message with the answer at its

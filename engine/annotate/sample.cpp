@@ -138,7 +138,7 @@ nlohmann::ordered_json annotation_data(const Audit& audit, Store& store, const A
   for (std::size_t i = 0; i < sample.rows.size(); ++i) {
     const RequestRow& r = audit.plan().requests[sample.rows[i]];
     const PromptRow& p = audit.plan().prompts[r.prompt];
-    std::optional<Store::Brief> answer = store.brief(r.call.hash);
+    std::shared_ptr<const Store::Brief> answer = store.brief(r.call.hash);
     auto checklist = spec.checklists.find(p.seed);
     items.push_back({{"item", i + 1},
                      {"id", r.call.hash},

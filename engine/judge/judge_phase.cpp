@@ -26,27 +26,32 @@ struct Chain {
   std::string hash;
 };
 
-Chain resolve_chain(Store& store, int max_repairs, long long own_limit,
-                    const std::function<ModelCall(const std::string& repair, int round, long long limit)>& make,
+// How a chain's calls are made: `hash` alone finds a stored reply (most are stored), and
+// `call` builds the request in full only when it is to be sent.
+struct ChainCalls {
+  std::function<std::string(const std::string& repair, int round, long long limit)> hash;
+  std::function<ModelCall(const std::string& repair, int round, long long limit)> call;
+};
+
+Chain resolve_chain(Store& store, int max_repairs, long long own_limit, const ChainCalls& calls,
                     const std::function<std::string(const std::string& reply)>& problem_of) {
   Chain chain;
   std::string repair;
   long long limit = 0;  // the judge's own, until a reply is cut at it
   for (int round = 0;; ++round) {
-    ModelCall call = make(repair, round, limit);
     chain.round = round;
-    chain.hash = call.hash;
-    std::optional<Store::Brief> reply = store.brief(call.hash);
+    chain.hash = calls.hash(repair, round, limit);
+    std::shared_ptr<const Store::Brief> reply = store.brief(chain.hash);
     if (!reply) {
       chain.kind = JudgeState::Kind::pending;
-      chain.next = std::move(call);
+      chain.next = calls.call(repair, round, limit);
       return chain;
     }
     if (reply->status != "done") {
       // A failed judge call is retried by the next run, like any failed request.
       chain.kind = JudgeState::Kind::failed;
       chain.cause = reply->cause;
-      chain.next = std::move(call);
+      chain.next = calls.call(repair, round, limit);
       return chain;
     }
     chain.reply = reply->text;
@@ -89,7 +94,7 @@ std::vector<JudgeState> resolve_judging(const Spec& spec, const Plan& plan, cons
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const RequestRow& row = plan.requests[rows[i]];
     JudgeState& state = out[i];
-    std::optional<Store::Brief> answer = store.brief(row.call.hash);
+    std::shared_ptr<const Store::Brief> answer = store.brief(row.call.hash);
     if (!answer || answer->status != "done") continue;  // no_answer
     state.kind = JudgeState::Kind::scored;  // until a chain says otherwise
     // `per element`: one chain per criterion of the seed, each graded on its own.
@@ -98,11 +103,14 @@ std::vector<JudgeState> resolve_judging(const Spec& spec, const Plan& plan, cons
       const std::size_t n = criteria_of(spec, judge.rubric(), plan.prompts[row.prompt].seed).size();
       for (std::size_t c = 0; c < n; ++c) {
         CriterionGrade grade;
+        const ChainCalls calls{[&](const std::string& repair, int round, long long) {
+                                 return judge.criterion_call_hash(plan, row, answer->text, c, repair, round);
+                               },
+                               [&](const std::string& repair, int round, long long) {
+                                 return judge.criterion_call(plan, row, answer->text, c, repair, round);
+                               }};
         Chain chain = resolve_chain(
-            store, max_repairs, judge.token_limit(),
-            [&](const std::string& repair, int round, long long) {
-              return judge.criterion_call(plan, row, answer->text, c, repair, round);
-            },
+            store, max_repairs, judge.token_limit(), calls,
             [&](const std::string& reply) {
               std::string problem;
               grade = read_criterion_reply(reply, problem);
@@ -118,18 +126,25 @@ std::vector<JudgeState> resolve_judging(const Spec& spec, const Plan& plan, cons
       if (state.kind == JudgeState::Kind::scored) state.scores = reader.read(plan, row, "", given);
       continue;
     }
+    const ChainCalls calls{[&](const std::string& repair, int round, long long limit) {
+                             return judge.call_hash(plan, row, answer->text, repair, round, limit);
+                           },
+                           [&](const std::string& repair, int round, long long limit) {
+                             return judge.call(plan, row, answer->text, repair, round, limit);
+                           }};
+    JudgedScores last_read;  // a scored chain ends on the reply read last: read once, not twice
     Chain chain = resolve_chain(
-        store, max_repairs, judge.token_limit(),
-        [&](const std::string& repair, int round, long long limit) {
-          return judge.call(plan, row, answer->text, repair, round, limit);
-        },
-        [&](const std::string& reply) { return reader.read(plan, row, reply, given).problem; });
+        store, max_repairs, judge.token_limit(), calls,
+        [&](const std::string& reply) {
+          last_read = reader.read(plan, row, reply, given);
+          return last_read.problem;
+        });
     state.round = chain.round;
     state.judge_hash = chain.hash;
     const JudgeState::Kind before = state.kind;
     merge(state, chain, "");
     if (before == JudgeState::Kind::scored && chain.kind == JudgeState::Kind::scored)
-      state.scores = reader.read(plan, row, chain.reply, given);
+      state.scores = std::move(last_read);
   }
   return out;
 }

@@ -114,9 +114,9 @@ std::unique_ptr<AnswerIndex> AnswerIndex::build(const Audit& audit, Outcome& out
     row.arm = r.arm;
     row.levels = plan.prompts[r.prompt].levels;
     row.status = "missing";
-    if (std::optional<Store::Brief> b = store->brief(r.call.hash)) {
+    if (std::shared_ptr<const Store::Brief> b = store->brief(r.call.hash)) {
       row.status = b->status;
-      row.text = std::move(b->text);
+      row.text = b->text;
       if (b->status != "done") row.cause = b->cause;
     }
   }

@@ -107,7 +107,7 @@ struct Store::Impl {
   // took a third of the view's start.
   std::unique_ptr<Stmt> brief;
   /// preload_briefs(): every brief by hash, until a write clears it.
-  std::optional<std::unordered_map<std::string, Store::Brief>> briefs;
+  std::optional<std::unordered_map<std::string, std::shared_ptr<const Store::Brief>>> briefs;
   ~Impl() {
     brief.reset();
     upsert.reset();
@@ -392,17 +392,17 @@ bool Store::import_answers(const std::vector<AnswerRecord>& answers, std::size_t
 }
 
 void Store::preload_briefs() {
-  std::unordered_map<std::string, Brief> all;
+  std::unordered_map<std::string, std::shared_ptr<const Brief>> all;
   Stmt q(impl_->db, "SELECT hash,status,text,cause,truncated,warnings FROM answers");
   while (q.ok() && q.step() == SQLITE_ROW)
-    all.emplace(q.text(0), Brief{q.text(1), q.text(2), q.text(3), q.text(4) == "1", q.text(5)});
+    all.emplace(q.text(0), std::make_shared<const Brief>(Brief{q.text(1), q.text(2), q.text(3), q.text(4) == "1", q.text(5)}));
   if (q.ok()) impl_->briefs = std::move(all);
 }
 
-std::optional<Store::Brief> Store::brief(const std::string& hash) {
+std::shared_ptr<const Store::Brief> Store::brief(const std::string& hash) {
   if (impl_->briefs) {
     auto it = impl_->briefs->find(hash);
-    if (it == impl_->briefs->end()) return std::nullopt;
+    if (it == impl_->briefs->end()) return nullptr;
     return it->second;
   }
   if (!impl_->brief)
@@ -410,11 +410,11 @@ std::optional<Store::Brief> Store::brief(const std::string& hash) {
   Stmt& q = *impl_->brief;
   if (!q.ok()) {
     impl_->brief.reset();  // prepared again next time (the schema may have been busy)
-    return std::nullopt;
+    return nullptr;
   }
   q.bind(1, hash);
-  std::optional<Brief> out;
-  if (q.step() == SQLITE_ROW) out = Brief{q.text(0), q.text(1), q.text(2), q.text(3) == "1", q.text(4)};
+  std::shared_ptr<const Brief> out;
+  if (q.step() == SQLITE_ROW) out = std::make_shared<const Brief>(Brief{q.text(0), q.text(1), q.text(2), q.text(3) == "1", q.text(4)});
   q.reset();  // ends the read, so a cached statement never holds a transaction open
   return out;
 }

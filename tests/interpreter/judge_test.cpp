@@ -244,6 +244,36 @@ TEST_CASE("criteria graded per element: one content-addressed call per criterion
   CHECK(problem == "the reply holds no JSON object");
 }
 
+TEST_CASE("every planned request's hash is the SHA-256 of its canonical request") {
+  auto c = otc();
+  REQUIRE(c->plan.requests.size() > 10);
+  for (const auto& r : c->plan.requests) REQUIRE(r.call.hash == mirac::sha256_hex(mirac::canonical_request(r.call).dump()));
+}
+
+TEST_CASE("call_hash finds the same hash as the request built in full, for every kind of call") {
+  auto c = otc();
+  mirac::JudgeBuilder judge(c->spec, c->sources, 0);
+  for (const char* id : {"ibuprofen_high_calm", "melatonin_low_anxious"}) {
+    const auto& r = request_of(*c, id);
+    // Quotes, newlines, control characters and non-ASCII text all escape as the full request's.
+    for (std::string answer : {"An answer.", "He said \"take 2\"\n\t\\ 每天两次 \x01 end", ""}) {
+      CHECK(judge.call_hash(c->plan, r, answer) == judge.call(c->plan, r, answer).hash);
+      CHECK(judge.call_hash(c->plan, r, answer, "D2 is missing", 2) == judge.call(c->plan, r, answer, "D2 is missing", 2).hash);
+      CHECK(judge.call_hash(c->plan, r, answer, "cut", 1, 2048) == judge.call(c->plan, r, answer, "cut", 1, 2048).hash);
+    }
+  }
+  auto e = otc_with("rubric each {\n  scale 1..5\n  worst high\n  criteria checklist.required_elements { per element }\n"
+                    "  dim Q2 \"Completeness\" { from criteria { 1 if met >= 1  5 otherwise } }\n}\n"
+                    "judge each = openai(\"gpt-5.4-mini\") { rubric each }\n");
+  mirac::JudgeBuilder each(e->spec, e->sources, e->spec.judge_index("each"));
+  const auto& r = request_of(*e, "ibuprofen_high_calm");
+  for (std::size_t k = 0; k < 3; ++k) {
+    CHECK(each.criterion_call_hash(e->plan, r, "An answer.", k) == each.criterion_call(e->plan, r, "An answer.", k).hash);
+    CHECK(each.criterion_call_hash(e->plan, r, "An answer.", k, "no met", 1) ==
+          each.criterion_call(e->plan, r, "An answer.", k, "no met", 1).hash);
+  }
+}
+
 TEST_CASE("calls carry their provider's token_limit_field: the local preset sends max_tokens, openai not") {
   auto c = otc_with("judge on_local = local(\"qwen3:8b\") { rubric mira }\n"
                     "judge on_deepseek = deepseek(\"deepseek-flash\") { rubric mira }\n");

@@ -1,0 +1,74 @@
+#include "interpreter/json_string.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace mirac {
+namespace {
+
+// Length of the well-formed UTF-8 sequence (RFC 3629, as nlohmann's decoder accepts) that
+// starts at `p`, or 0 when it is not one: overlong forms, surrogates and code points past
+// U+10FFFF are refused.
+std::size_t utf8_sequence(const unsigned char* p, const unsigned char* end) {
+  auto in = [](unsigned char c, unsigned char lo, unsigned char hi) { return c >= lo && c <= hi; };
+  const std::size_t left = static_cast<std::size_t>(end - p);
+  const unsigned char c = p[0];
+  if (in(c, 0xC2, 0xDF)) return left >= 2 && in(p[1], 0x80, 0xBF) ? 2 : 0;
+  if (in(c, 0xE0, 0xEF)) {
+    if (left < 3) return 0;
+    const unsigned char lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+    return in(p[1], lo, hi) && in(p[2], 0x80, 0xBF) ? 3 : 0;
+  }
+  if (in(c, 0xF0, 0xF4)) {
+    if (left < 4) return 0;
+    const unsigned char lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    return in(p[1], lo, hi) && in(p[2], 0x80, 0xBF) && in(p[3], 0x80, 0xBF) ? 4 : 0;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void append_json_string(std::string& out, std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  const std::size_t start = out.size();
+  out.reserve(out.size() + text.size() + 2);
+  out += '"';
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const auto* end = p + text.size();
+  while (p < end) {
+    // A run of bytes that need nothing, copied at once.
+    const unsigned char* run = p;
+    while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') ++p;
+    out.append(reinterpret_cast<const char*>(run), static_cast<std::size_t>(p - run));
+    if (p == end) break;
+    const unsigned char c = *p;
+    if (c >= 0x80) {
+      const std::size_t n = utf8_sequence(p, end);
+      if (n == 0) {
+        out.resize(start);
+        out += nlohmann::json(std::string(text)).dump();  // throws nlohmann's error
+        return;
+      }
+      out.append(reinterpret_cast<const char*>(p), n);
+      p += n;
+      continue;
+    }
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\t': out += "\\t"; break;
+      case '\n': out += "\\n"; break;
+      case '\f': out += "\\f"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        out += "\\u00";
+        out += kHex[c >> 4];
+        out += kHex[c & 0xF];
+    }
+    ++p;
+  }
+  out += '"';
+}
+
+}  // namespace mirac

@@ -1,0 +1,74 @@
+// json_string_test.cpp: append_json_string writes what nlohmann::json's dump() writes, on
+// every kind of input (request hashes depend on it byte for byte), and fails as it fails.
+#include <doctest/doctest.h>
+
+#include <random>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "interpreter/json_string.hpp"
+
+namespace {
+
+// nlohmann's serialisation, or "throws" when it refuses the text.
+std::string by_nlohmann(const std::string& text) {
+  try {
+    return nlohmann::json(text).dump();
+  } catch (const nlohmann::json::exception&) {
+    return "throws";
+  }
+}
+
+std::string by_mirac(const std::string& text) {
+  std::string out = "prefix:";
+  try {
+    mirac::append_json_string(out, text);
+  } catch (const nlohmann::json::exception&) {
+    return "throws";
+  }
+  REQUIRE(out.rfind("prefix:", 0) == 0);  // appends, keeps what was there
+  return out.substr(7);
+}
+
+}  // namespace
+
+TEST_CASE("json strings: the escapes and UTF-8 forms nlohmann writes") {
+  for (const std::string& text :
+       {std::string(), std::string("plain"), std::string("\"quoted\" \\ back/slash"), std::string("\b\f\n\r\t"),
+        std::string("\x01\x1f\x7f", 3), std::string("nul \0 inside", 12), std::string("每天两次 ibuprofen 400 mg"),
+        std::string("😀 U+1F600"), std::string("\xF4\x8F\xBF\xBF"), std::string("\xED\x9F\xBF"),
+        std::string("\xE0\xA0\x80")}) {
+    CAPTURE(text);
+    CHECK(by_mirac(text) == by_nlohmann(text));
+  }
+  // Refused alike: a lone continuation byte, an overlong form, a surrogate, past U+10FFFF,
+  // a sequence cut short.
+  for (const std::string& text : {std::string("a\x80"), std::string("\xC0\xAF"), std::string("\xED\xA0\x80"),
+                                 std::string("\xF4\x90\x80\x80"), std::string("\xE4\xBD"), std::string("\xFF")}) {
+    CAPTURE(text);
+    CHECK(by_nlohmann(text) == "throws");
+    CHECK(by_mirac(text) == "throws");
+  }
+}
+
+TEST_CASE("json strings: agree with nlohmann on 20,000 random texts") {
+  std::mt19937 rng(20261202);
+  // Bytes weighted toward what decides the escaping: controls, quotes, lead and
+  // continuation bytes of every length.
+  const std::string alphabet = std::string("aZ09 \"\\/\b\f\n\r\t\x01\x1f\x7f", 16) +
+                               "\xC2\xDF\xE0\xE4\xED\xEF\xF0\xF4\xF5\x80\x8F\x90\x9F\xA0\xBF\xC0\xFF";
+  std::uniform_int_distribution<std::size_t> pick(0, alphabet.size() - 1), length(0, 24);
+  std::size_t refused = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::string text;
+    for (std::size_t n = length(rng); n > 0; --n) text += alphabet[pick(rng)];
+    const std::string want = by_nlohmann(text);
+    refused += want == "throws";
+    CAPTURE(text);
+    REQUIRE(by_mirac(text) == want);
+  }
+  // Both kinds of input were tried.
+  CHECK(refused > 1000);
+  CHECK(refused < 19000);
+}
