@@ -12,7 +12,7 @@
 #include "interpreter/hash.hpp"
 #include "interpreter/criteria.hpp"
 #include "interpreter/judge.hpp"
-#include "interpreter/json_string.hpp"
+#include "runtime/json/json_string.hpp"
 #include "runtime/scheduler/scheduler.hpp"
 
 namespace mirac {

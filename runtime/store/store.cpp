@@ -2,6 +2,7 @@
 // committed answer survives a process kill and a power cut; readers never block writers,
 // so several runs (or a status query) can share the file.
 #include "runtime/store/store.hpp"
+#include "runtime/store/bodies.hpp"
 #include "runtime/store/journal.hpp"
 #include "runtime/store/sqlite_retry.hpp"
 
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 namespace mirac {
@@ -20,12 +22,11 @@ namespace {
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '2');
+INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '3');
 CREATE TABLE IF NOT EXISTS answers (
   hash TEXT PRIMARY KEY,
   status TEXT NOT NULL CHECK (status IN ('done', 'failed')),
-  provider TEXT NOT NULL, model TEXT NOT NULL,
-  request_body TEXT NOT NULL, response_body TEXT NOT NULL, http_status INTEGER NOT NULL,
+  provider TEXT NOT NULL, model TEXT NOT NULL, http_status INTEGER NOT NULL,
   text TEXT NOT NULL, finish_reason TEXT NOT NULL, truncated INTEGER NOT NULL,
   returned_model TEXT NOT NULL, provider_request_id TEXT NOT NULL,
   system_fingerprint TEXT NOT NULL,
@@ -33,6 +34,11 @@ CREATE TABLE IF NOT EXISTS answers (
   latency_s REAL NOT NULL, started_at REAL NOT NULL, ended_at REAL NOT NULL,
   cost_usd REAL NOT NULL, cause TEXT NOT NULL, message TEXT NOT NULL, attempts INTEGER NOT NULL,
   warnings TEXT NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS bodies (
+  hash TEXT PRIMARY KEY,
+  request_encoded INTEGER NOT NULL, request_body TEXT NOT NULL,
+  response_encoded INTEGER NOT NULL, response_body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS parts (id TEXT PRIMARY KEY, literal TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS attempts (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   hash TEXT NOT NULL, attempt INTEGER NOT NULL,
@@ -42,11 +48,18 @@ CREATE TABLE IF NOT EXISTS attempts (
 CREATE INDEX IF NOT EXISTS attempts_by_hash ON attempts (hash);
 )sql";
 
+constexpr const char* kAnswerColumns =
+    "hash,status,provider,model,http_status,text,finish_reason,truncated,returned_model,provider_request_id,"
+    "system_fingerprint,input_tokens,output_tokens,latency_s,started_at,ended_at,cost_usd,cause,message,attempts,"
+    "warnings";
+
 constexpr const char* kUpsertAnswer = R"sql(
-INSERT INTO answers VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,?23)
+INSERT INTO answers (hash,status,provider,model,http_status,text,finish_reason,truncated,returned_model,
+  provider_request_id,system_fingerprint,input_tokens,output_tokens,latency_s,started_at,ended_at,cost_usd,
+  cause,message,attempts,warnings)
+VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21)
 ON CONFLICT(hash) DO UPDATE SET
   status=excluded.status, provider=excluded.provider, model=excluded.model,
-  request_body=excluded.request_body, response_body=excluded.response_body,
   http_status=excluded.http_status, text=excluded.text, finish_reason=excluded.finish_reason,
   truncated=excluded.truncated, returned_model=excluded.returned_model,
   provider_request_id=excluded.provider_request_id, system_fingerprint=excluded.system_fingerprint,
@@ -56,6 +69,16 @@ ON CONFLICT(hash) DO UPDATE SET
   attempts=answers.attempts + excluded.attempts, warnings=excluded.warnings
 WHERE answers.status <> 'done'
 )sql";
+
+constexpr const char* kPutBodies =
+    "INSERT OR REPLACE INTO bodies (hash,request_encoded,request_body,response_encoded,response_body) "
+    "VALUES (?,?,?,?,?)";
+constexpr const char* kPutPart = "INSERT OR IGNORE INTO parts (id, literal) VALUES (?, ?)";
+constexpr const char* kGetPart = "SELECT literal FROM parts WHERE id = ?";
+
+/// A string literal of a request body at least this long is kept once, as a shared part:
+/// system prompts and judge instructions (kilobytes) are; prompts and parameters are not.
+constexpr std::size_t kMinPart = 1024;
 
 constexpr const char* kInsertAttempt =
     "INSERT INTO attempts (hash, attempt, started_at, ended_at, http_status, outcome, cause, "
@@ -91,6 +114,52 @@ class Stmt {
 
 constexpr std::size_t kMaxAttemptBody = 16 * 1024;  // enough to diagnose an error body
 
+// Schema 2 kept both bodies in each answers row: the judge's instructions and an arm's
+// system prompt repeated in every request, each answer's text again inside its response,
+// and every read of a row's text stepping over both. Schema 3 keeps them apart and encoded
+// (bodies.hpp). The move runs once, in one transaction, and then the file is compacted.
+bool migrate_bodies(sqlite3* db) {
+  if (Stmt probe(db, "SELECT request_body FROM answers LIMIT 0"); !probe.ok()) return true;  // schema 3
+  if (!exec_retrying_busy(db, "BEGIN IMMEDIATE")) return false;
+  auto fail = [&] {
+    exec_retrying_busy(db, "ROLLBACK");
+    return false;
+  };
+  {
+    // Another process may have moved them while this one waited for the write lock.
+    Stmt again(db, "SELECT request_body FROM answers LIMIT 0");
+    if (!again.ok()) return exec_retrying_busy(db, "COMMIT");
+  }
+  {
+    Stmt rows(db, "SELECT hash, request_body, response_body, text FROM answers");
+    Stmt put(db, kPutBodies), part(db, kPutPart);
+    if (!rows.ok() || !put.ok() || !part.ok()) return fail();
+    while (rows.step() == SQLITE_ROW) {
+      const std::string hash = rows.text(0), text = rows.text(3);
+      const EncodedBody request = encode_body(rows.text(1), "", kMinPart);
+      const EncodedBody response = encode_body(rows.text(2), text, std::string::npos);
+      for (const auto* body : {&request, &response})
+        for (const auto& [id, literal] : body->parts) {
+          part.reset();
+          part.bind(1, id).bind(2, literal);
+          if (part.step() != SQLITE_DONE) return fail();
+        }
+      put.reset();
+      put.bind(1, hash).bind(2, static_cast<long long>(request.encoded)).bind(3, request.body)
+          .bind(4, static_cast<long long>(response.encoded)).bind(5, response.body);
+      if (put.step() != SQLITE_DONE) return fail();
+    }
+  }
+  if (!exec_retrying_busy(db, "ALTER TABLE answers DROP COLUMN request_body; "
+                              "ALTER TABLE answers DROP COLUMN response_body; "
+                              "UPDATE meta SET value = '3' WHERE key = 'schema_version'; COMMIT"))
+    return fail();
+  // Gives the freed pages back to the file system; a store it cannot compact (no room for
+  // the copy VACUUM makes) is still whole, only larger.
+  exec_retrying_busy(db, "VACUUM");
+  return true;
+}
+
 }  // namespace
 
 std::size_t StatusReport::failed_total() const {
@@ -99,17 +168,70 @@ std::size_t StatusReport::failed_total() const {
   return n;
 }
 
+namespace {
+
+// Request hashes are hex SHA-256, uniform already: their first eight bytes are as good a
+// hash-table key as any digest of all 64, and cost nothing to compute. Judging looks up
+// 86,400 of them per pass.
+struct RequestHashKey {
+  std::size_t operator()(const std::string& hash) const noexcept {
+    if (hash.size() < sizeof(std::uint64_t)) return std::hash<std::string>{}(hash);
+    std::uint64_t head = 0;
+    std::memcpy(&head, hash.data(), sizeof head);
+    return static_cast<std::size_t>(head * 0x9E3779B97F4A7C15ull);
+  }
+};
+
+}  // namespace
+
 struct Store::Impl {
   sqlite3* db = nullptr;
-  std::unique_ptr<Stmt> upsert, attempt, begin, commit, rollback;
+  std::unique_ptr<Stmt> upsert, attempt, begin, commit, rollback, put_bodies, put_part, get_part;
   // Prepared on first use and kept: a run, `mirac status` and `mirac view` read a brief
   // of every answer and judgment (86,400 for MIRA), and preparing the statement each time
   // took a third of the view's start.
   std::unique_ptr<Stmt> brief;
   /// preload_briefs(): every brief by hash, until a write clears it.
-  std::optional<std::unordered_map<std::string, std::shared_ptr<const Store::Brief>>> briefs;
+  std::optional<std::unordered_map<std::string, std::shared_ptr<const Store::Brief>, RequestHashKey>> briefs;
+  /// Writes an answer's bodies, encoded (bodies.hpp), and the shared parts they refer to.
+  bool store_bodies(const AnswerRecord& a) {
+    const EncodedBody request = encode_body(a.request_body, "", kMinPart);
+    const EncodedBody response = encode_body(a.response_body, a.text, std::string::npos);
+    for (const auto* body : {&request, &response})
+      for (const auto& [id, literal] : body->parts) {
+        put_part->reset();
+        put_part->bind(1, id).bind(2, literal);
+        const int rc = put_part->step();
+        put_part->reset();
+        if (rc != SQLITE_DONE) return false;
+      }
+    Stmt& b = *put_bodies;
+    b.reset();
+    b.bind(1, a.hash).bind(2, static_cast<long long>(request.encoded)).bind(3, request.body)
+        .bind(4, static_cast<long long>(response.encoded)).bind(5, response.body);
+    const int rc = b.step();
+    b.reset();
+    return rc == SQLITE_DONE;
+  }
+  /// The original of a stored body (false when a part it refers to is missing).
+  bool original(bool encoded, const std::string& stored, const std::string& own_text, std::string& out) {
+    if (!encoded) return out = stored, true;
+    return decode_body(stored, own_text,
+                       [&](const std::string& id, std::string& literal) {
+                         get_part->reset();
+                         get_part->bind(1, id);
+                         const bool found = get_part->step() == SQLITE_ROW;
+                         if (found) literal = get_part->text(0);
+                         get_part->reset();
+                         return found;
+                       },
+                       out);
+  }
   ~Impl() {
     brief.reset();
+    put_bodies.reset();
+    put_part.reset();
+    get_part.reset();
     upsert.reset();
     attempt.reset();
     begin.reset();
@@ -152,13 +274,18 @@ std::unique_ptr<Store> Store::open(const std::filesystem::path& dir, std::string
                                 "UPDATE meta SET value = '2' WHERE key = 'schema_version'"))
       return fail("upgrading the schema");
   }
+  if (!migrate_bodies(db)) return fail("moving the bodies out of the answers (schema 3)");
   auto& i = *s->impl_;
   i.upsert = std::make_unique<Stmt>(db, kUpsertAnswer);
   i.attempt = std::make_unique<Stmt>(db, kInsertAttempt);
   i.begin = std::make_unique<Stmt>(db, "BEGIN IMMEDIATE");
   i.commit = std::make_unique<Stmt>(db, "COMMIT");
   i.rollback = std::make_unique<Stmt>(db, "ROLLBACK");
-  if (!i.upsert->ok() || !i.attempt->ok() || !i.begin->ok() || !i.commit->ok() || !i.rollback->ok())
+  i.put_bodies = std::make_unique<Stmt>(db, kPutBodies);
+  i.put_part = std::make_unique<Stmt>(db, kPutPart);
+  i.get_part = std::make_unique<Stmt>(db, kGetPart);
+  if (!i.upsert->ok() || !i.attempt->ok() || !i.begin->ok() || !i.commit->ok() || !i.rollback->ok() ||
+      !i.put_bodies->ok() || !i.put_part->ok() || !i.get_part->ok())
     return fail("prepare");
   return s;
 }
@@ -222,13 +349,12 @@ bool insert_attempt(Stmt& st, const AttemptRecord& a) {
 
 void bind_answer(Stmt& u, const AnswerRecord& a) {
   u.bind(1, a.hash).bind(2, a.status).bind(3, a.provider).bind(4, a.model)
-      .bind(5, a.request_body).bind(6, a.response_body)
-      .bind(7, static_cast<long long>(a.http_status)).bind(8, a.text).bind(9, a.finish_reason)
-      .bind(10, static_cast<long long>(a.truncated)).bind(11, a.returned_model)
-      .bind(12, a.provider_request_id).bind(13, a.system_fingerprint)
-      .bind(14, a.input_tokens).bind(15, a.output_tokens).bind(16, a.latency_s)
-      .bind(17, a.started_at).bind(18, a.ended_at).bind(19, a.cost_usd).bind(20, a.cause)
-      .bind(21, a.message).bind(22, static_cast<long long>(a.attempts)).bind(23, a.warnings);
+      .bind(5, static_cast<long long>(a.http_status)).bind(6, a.text).bind(7, a.finish_reason)
+      .bind(8, static_cast<long long>(a.truncated)).bind(9, a.returned_model)
+      .bind(10, a.provider_request_id).bind(11, a.system_fingerprint)
+      .bind(12, a.input_tokens).bind(13, a.output_tokens).bind(14, a.latency_s)
+      .bind(15, a.started_at).bind(16, a.ended_at).bind(17, a.cost_usd).bind(18, a.cause)
+      .bind(19, a.message).bind(20, static_cast<long long>(a.attempts)).bind(21, a.warnings);
 }
 
 }  // namespace
@@ -347,6 +473,8 @@ bool Store::record_answer(const AnswerRecord& a, const AttemptRecord& final_atte
   int rc = u.step();
   u.reset();
   if (rc != SQLITE_DONE) return fail();
+  // The upsert leaves a done answer alone, and so its bodies.
+  if (sqlite3_changes(i.db) > 0 && !i.store_bodies(a)) return fail();
   if (!own_tx) return true;
   i.commit->reset();
   if (i.commit->step() != SQLITE_DONE) return fail();
@@ -381,8 +509,12 @@ bool Store::import_answers(const std::vector<AnswerRecord>& answers, std::size_t
     u.reset();
     if (rc != SQLITE_DONE) return fail();
     // The upsert changes no row when the hash already has a done answer.
-    if (sqlite3_changes(i.db) > 0) ++stored;
-    else ++skipped;
+    if (sqlite3_changes(i.db) == 0) {
+      ++skipped;
+      continue;
+    }
+    if (!i.store_bodies(a)) return fail();
+    ++stored;
   }
   if (!own_tx) return true;
   i.commit->reset();
@@ -392,12 +524,16 @@ bool Store::import_answers(const std::vector<AnswerRecord>& answers, std::size_t
 }
 
 void Store::preload_briefs() {
-  std::unordered_map<std::string, std::shared_ptr<const Brief>> all;
+  std::unordered_map<std::string, std::shared_ptr<const Brief>, RequestHashKey> all;
+  if (Stmt count(impl_->db, "SELECT count(*) FROM answers"); count.ok() && count.step() == SQLITE_ROW)
+    all.reserve(static_cast<std::size_t>(count.integer(0)));
   Stmt q(impl_->db, "SELECT hash,status,text,cause,truncated,warnings FROM answers");
   while (q.ok() && q.step() == SQLITE_ROW)
     all.emplace(q.text(0), std::make_shared<const Brief>(Brief{q.text(1), q.text(2), q.text(3), q.text(4) == "1", q.text(5)}));
   if (q.ok()) impl_->briefs = std::move(all);
 }
+
+bool Store::serves_briefs_from_memory() const { return impl_->briefs.has_value(); }
 
 std::shared_ptr<const Store::Brief> Store::brief(const std::string& hash) {
   if (impl_->briefs) {
@@ -434,11 +570,7 @@ std::unordered_map<std::string, Store::Stamp> Store::answer_stamps() {
 }
 
 std::optional<AnswerRecord> Store::answer(const std::string& hash) {
-  Stmt q(impl_->db,
-         "SELECT hash,status,provider,model,request_body,response_body,http_status,text,"
-         "finish_reason,truncated,returned_model,provider_request_id,system_fingerprint,"
-         "input_tokens,output_tokens,latency_s,started_at,ended_at,cost_usd,cause,message,"
-         "attempts,warnings FROM answers WHERE hash = ?");
+  Stmt q(impl_->db, fmt::format("SELECT {} FROM answers WHERE hash = ?", kAnswerColumns).c_str());
   q.bind(1, hash);
   if (!q.ok() || q.step() != SQLITE_ROW) return std::nullopt;
   AnswerRecord a;
@@ -446,25 +578,30 @@ std::optional<AnswerRecord> Store::answer(const std::string& hash) {
   a.status = q.text(1);
   a.provider = q.text(2);
   a.model = q.text(3);
-  a.request_body = q.text(4);
-  a.response_body = q.text(5);
-  a.http_status = static_cast<long>(q.integer(6));
-  a.text = q.text(7);
-  a.finish_reason = q.text(8);
-  a.truncated = q.integer(9) != 0;
-  a.returned_model = q.text(10);
-  a.provider_request_id = q.text(11);
-  a.system_fingerprint = q.text(12);
-  a.input_tokens = q.integer(13);
-  a.output_tokens = q.integer(14);
-  a.latency_s = q.real(15);
-  a.started_at = q.real(16);
-  a.ended_at = q.real(17);
-  a.cost_usd = q.real(18);
-  a.cause = q.text(19);
-  a.message = q.text(20);
-  a.attempts = static_cast<int>(q.integer(21));
-  a.warnings = q.text(22);
+  a.http_status = static_cast<long>(q.integer(4));
+  a.text = q.text(5);
+  a.finish_reason = q.text(6);
+  a.truncated = q.integer(7) != 0;
+  a.returned_model = q.text(8);
+  a.provider_request_id = q.text(9);
+  a.system_fingerprint = q.text(10);
+  a.input_tokens = q.integer(11);
+  a.output_tokens = q.integer(12);
+  a.latency_s = q.real(13);
+  a.started_at = q.real(14);
+  a.ended_at = q.real(15);
+  a.cost_usd = q.real(16);
+  a.cause = q.text(17);
+  a.message = q.text(18);
+  a.attempts = static_cast<int>(q.integer(19));
+  a.warnings = q.text(20);
+  Stmt b(impl_->db, "SELECT request_encoded,request_body,response_encoded,response_body FROM bodies WHERE hash = ?");
+  b.bind(1, hash);
+  if (b.ok() && b.step() == SQLITE_ROW) {
+    if (!impl_->original(b.integer(0) != 0, b.text(1), "", a.request_body) ||
+        !impl_->original(b.integer(2) != 0, b.text(3), a.text, a.response_body))
+      last_error_ = fmt::format("store {}: a shared part of the bodies of {} is missing", path_.string(), hash);
+  }
   return a;
 }
 

@@ -214,10 +214,141 @@ TEST_CASE("store: a store of schema 1 (answers without warnings) opens, keeps it
   auto store = Store::open(dir.path / "old", error);
   REQUIRE_MESSAGE(store, error);
   CHECK(store->answer("old")->text == "kept");
+  CHECK(store->answer("old")->request_body == "{}");
   CHECK(store->answer("old")->warnings.empty());
   CHECK(store->marked_answers().at("old").truncated);
   AnswerRecord fresh = done_answer("new");
   fresh.warnings = "limit_ignored";
   REQUIRE(store->record_answer(fresh, attempt("new", "ok", "ok")));
   CHECK(store->answer("new")->warnings == "limit_ignored");
+}
+
+namespace {
+
+// A request as a provider gets it: a long system prompt shared by an arm's requests.
+std::string request_with(const std::string& system, const std::string& user) {
+  return R"({"messages":[{"content":")" + system + R"(","role":"system"},{"content":")" + user +
+         R"(","role":"user"}],"model":"m"})";
+}
+
+std::string count_of(const std::filesystem::path& file, const char* sql) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(file.c_str(), &db) == SQLITE_OK);
+  sqlite3_stmt* q = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db, sql, -1, &q, nullptr) == SQLITE_OK);
+  std::string out;
+  if (sqlite3_step(q) == SQLITE_ROW) out = reinterpret_cast<const char*>(sqlite3_column_text(q, 0));
+  sqlite3_finalize(q);
+  sqlite3_close(db);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("store: bodies are kept once per shared part and given back byte for byte") {
+  test::TempDir dir;
+  std::string error;
+  auto store = Store::open(dir.path, error);
+  REQUIRE_MESSAGE(store, error);
+  const std::string system(3000, 'S');
+  std::vector<std::string> hashes = {"a", "b", "c"};
+  for (const auto& h : hashes) {
+    AnswerRecord a = done_answer(h);
+    a.request_body = request_with(system + "\\n\\\"quoted\\\"", "question " + h);
+    a.text = "Take \"two\" tablets.\n每天两次 " + h;
+    a.response_body = R"({"choices":[{"message":{"content":"Take \"two\" tablets.\n每天两次 )" + h +
+                      R"("}}],"id":"x"})";
+    REQUIRE(store->record_answer(a, attempt(h, "ok", "ok")));
+  }
+  // Not JSON, and holding the marker byte: kept verbatim.
+  AnswerRecord odd = done_answer("odd");
+  odd.request_body = std::string("raw \x01 bytes ") + system;
+  odd.response_body = "<html>502</html>";
+  REQUIRE(store->record_answer(odd, attempt("odd", "ok", "ok")));
+  for (const auto& h : hashes) {
+    CAPTURE(h);
+    const auto got = store->answer(h);
+    REQUIRE(got);
+    CHECK(got->request_body == request_with(system + "\\n\\\"quoted\\\"", "question " + h));
+    CHECK(got->response_body ==
+          R"({"choices":[{"message":{"content":"Take \"two\" tablets.\n每天两次 )" + h + R"("}}],"id":"x"})");
+  }
+  CHECK(store->answer("odd")->request_body == odd.request_body);
+  CHECK(store->answer("odd")->response_body == "<html>502</html>");
+  const auto file = dir.path / "store.sqlite";
+  // The system prompt once; the answers' texts not again in their responses.
+  CHECK(count_of(file, "SELECT count(*) FROM parts") == "1");
+  CHECK(std::stoi(count_of(file, "SELECT sum(length(request_body)) FROM bodies WHERE hash IN ('a','b','c')")) < 600);
+  CHECK(count_of(file, "SELECT count(*) FROM bodies WHERE response_body LIKE '%tablets%'") == "0");
+  CHECK(count_of(file, "SELECT value FROM meta WHERE key = 'schema_version'") == "3");
+}
+
+TEST_CASE("store: a done answer keeps its bodies; a failed one's are replaced with it") {
+  test::TempDir dir;
+  std::string error;
+  auto store = Store::open(dir.path, error);
+  REQUIRE_MESSAGE(store, error);
+  AnswerRecord failed = done_answer("h");
+  failed.status = "failed";
+  failed.response_body = R"({"error":"overloaded"})";
+  REQUIRE(store->record_answer(failed, attempt("h", "retry", "timeout")));
+  CHECK(store->answer("h")->response_body == R"({"error":"overloaded"})");
+  AnswerRecord done = done_answer("h");
+  done.response_body = R"({"choices":["first"]})";
+  REQUIRE(store->record_answer(done, attempt("h", "ok", "ok")));
+  CHECK(store->answer("h")->response_body == R"({"choices":["first"]})");
+  AnswerRecord later = done_answer("h");
+  later.response_body = R"({"choices":["second"]})";
+  std::size_t stored = 0, skipped = 0;
+  REQUIRE(store->import_answers({later}, stored, skipped));
+  CHECK(skipped == 1);
+  CHECK(store->answer("h")->response_body == R"({"choices":["first"]})");
+}
+
+TEST_CASE("store: a store of schema 2 (bodies in the answers) moves them out, byte for byte") {
+  test::TempDir dir;
+  const std::string system(5000, 'J');
+  const std::string request = request_with(system, "judge this"), response = R"({"content":"the reply"})";
+  {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open((dir.path / "store.sqlite").c_str(), &db) == SQLITE_OK);
+    const std::string schema2 =
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+        "INSERT INTO meta VALUES ('schema_version', '2');"
+        "CREATE TABLE answers (hash TEXT PRIMARY KEY, status TEXT NOT NULL CHECK (status IN ('done', 'failed')),"
+        " provider TEXT NOT NULL, model TEXT NOT NULL, request_body TEXT NOT NULL, response_body TEXT NOT NULL,"
+        " http_status INTEGER NOT NULL, text TEXT NOT NULL, finish_reason TEXT NOT NULL, truncated INTEGER NOT NULL,"
+        " returned_model TEXT NOT NULL, provider_request_id TEXT NOT NULL, system_fingerprint TEXT NOT NULL,"
+        " input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, latency_s REAL NOT NULL,"
+        " started_at REAL NOT NULL, ended_at REAL NOT NULL, cost_usd REAL NOT NULL, cause TEXT NOT NULL,"
+        " message TEXT NOT NULL, attempts INTEGER NOT NULL, warnings TEXT NOT NULL DEFAULT '');"
+        "INSERT INTO answers VALUES ('one','done','openai','m','" + request + "','" + response +
+        "',200,'the reply','stop',0,'m','r','f',1,2,0.1,0,0,0.25,'ok','',1,'');"
+        "INSERT INTO answers VALUES ('two','done','openai','m','" + request_with(system, "and this") + "','{}'"
+        ",200,'x','stop',0,'m','r','f',1,2,0.1,0,0,0.25,'ok','',1,'limit_ignored');";
+    REQUIRE(sqlite3_exec(db, schema2.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(db);
+  }
+  {
+    std::string error;
+    auto store = Store::open(dir.path, error);
+    REQUIRE_MESSAGE(store, error);
+    const auto one = store->answer("one");
+    REQUIRE(one);
+    CHECK(one->request_body == request);
+    CHECK(one->response_body == response);
+    CHECK(one->text == "the reply");
+    CHECK(store->answer("two")->request_body == request_with(system, "and this"));
+    CHECK(store->answer("two")->warnings == "limit_ignored");
+    CHECK(store->total_spend() == doctest::Approx(0.5));
+    CHECK(store->is_done("two"));
+  }
+  const auto file = dir.path / "store.sqlite";
+  CHECK(count_of(file, "SELECT value FROM meta WHERE key = 'schema_version'") == "3");
+  CHECK(count_of(file, "SELECT count(*) FROM parts") == "1");
+  CHECK(count_of(file, "SELECT count(*) FROM pragma_table_info('answers') WHERE name LIKE '%body'") == "0");
+  // Opened again: nothing left to move.
+  std::string error;
+  CHECK(Store::open(dir.path, error));
+  CHECK(count_of(file, "SELECT count(*) FROM bodies") == "2");
 }

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "interpreter/json_string.hpp"
+#include "runtime/json/json_string.hpp"
 
 namespace {
 

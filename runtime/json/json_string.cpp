@@ -1,4 +1,4 @@
-#include "interpreter/json_string.hpp"
+#include "runtime/json/json_string.hpp"
 
 #include <nlohmann/json.hpp>
 
