@@ -3,6 +3,8 @@
 // so several runs (or a status query) can share the file.
 #include "runtime/store/store.hpp"
 #include "runtime/store/bodies.hpp"
+#include "runtime/store/schema3.hpp"
+#include "runtime/store/statement.hpp"
 #include "runtime/store/journal.hpp"
 #include "runtime/store/sqlite_retry.hpp"
 
@@ -70,95 +72,12 @@ ON CONFLICT(hash) DO UPDATE SET
 WHERE answers.status <> 'done'
 )sql";
 
-constexpr const char* kPutBodies =
-    "INSERT OR REPLACE INTO bodies (hash,request_encoded,request_body,response_encoded,response_body) "
-    "VALUES (?,?,?,?,?)";
-constexpr const char* kPutPart = "INSERT OR IGNORE INTO parts (id, literal) VALUES (?, ?)";
-constexpr const char* kGetPart = "SELECT literal FROM parts WHERE id = ?";
-
-/// A string literal of a request body at least this long is kept once, as a shared part:
-/// system prompts and judge instructions (kilobytes) are; prompts and parameters are not.
-constexpr std::size_t kMinPart = 1024;
 
 constexpr const char* kInsertAttempt =
     "INSERT INTO attempts (hash, attempt, started_at, ended_at, http_status, outcome, cause, "
     "message, provider_request_id, retry_delay_s, response_body) VALUES (?,?,?,?,?,?,?,?,?,?,?)";
 
-/// RAII prepared statement with positional binding.
-class Stmt {
- public:
-  Stmt(sqlite3* db, const char* sql) { sqlite3_prepare_v2(db, sql, -1, &s_, nullptr); }
-  ~Stmt() { sqlite3_finalize(s_); }
-  Stmt(const Stmt&) = delete;
-  Stmt& operator=(const Stmt&) = delete;
-  bool ok() const { return s_ != nullptr; }
-  sqlite3_stmt* get() { return s_; }
-  Stmt& bind(int i, const std::string& v) {
-    sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-    return *this;
-  }
-  Stmt& bind(int i, double v) { sqlite3_bind_double(s_, i, v); return *this; }
-  Stmt& bind(int i, long long v) { sqlite3_bind_int64(s_, i, v); return *this; }
-  int step() { return sqlite3_step(s_); }
-  void reset() { sqlite3_reset(s_); sqlite3_clear_bindings(s_); }
-  std::string text(int col) {
-    auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s_, col));
-    return p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(s_, col))) : std::string();
-  }
-  double real(int col) { return sqlite3_column_double(s_, col); }
-  long long integer(int col) { return sqlite3_column_int64(s_, col); }
-
- private:
-  sqlite3_stmt* s_ = nullptr;
-};
-
 constexpr std::size_t kMaxAttemptBody = 16 * 1024;  // enough to diagnose an error body
-
-// Schema 2 kept both bodies in each answers row: the judge's instructions and an arm's
-// system prompt repeated in every request, each answer's text again inside its response,
-// and every read of a row's text stepping over both. Schema 3 keeps them apart and encoded
-// (bodies.hpp). The move runs once, in one transaction, and then the file is compacted.
-bool migrate_bodies(sqlite3* db) {
-  if (Stmt probe(db, "SELECT request_body FROM answers LIMIT 0"); !probe.ok()) return true;  // schema 3
-  if (!exec_retrying_busy(db, "BEGIN IMMEDIATE")) return false;
-  auto fail = [&] {
-    exec_retrying_busy(db, "ROLLBACK");
-    return false;
-  };
-  {
-    // Another process may have moved them while this one waited for the write lock.
-    Stmt again(db, "SELECT request_body FROM answers LIMIT 0");
-    if (!again.ok()) return exec_retrying_busy(db, "COMMIT");
-  }
-  {
-    Stmt rows(db, "SELECT hash, request_body, response_body, text FROM answers");
-    Stmt put(db, kPutBodies), part(db, kPutPart);
-    if (!rows.ok() || !put.ok() || !part.ok()) return fail();
-    while (rows.step() == SQLITE_ROW) {
-      const std::string hash = rows.text(0), text = rows.text(3);
-      const EncodedBody request = encode_body(rows.text(1), "", kMinPart);
-      const EncodedBody response = encode_body(rows.text(2), text, std::string::npos);
-      for (const auto* body : {&request, &response})
-        for (const auto& [id, literal] : body->parts) {
-          part.reset();
-          part.bind(1, id).bind(2, literal);
-          if (part.step() != SQLITE_DONE) return fail();
-        }
-      put.reset();
-      put.bind(1, hash).bind(2, static_cast<long long>(request.encoded)).bind(3, request.body)
-          .bind(4, static_cast<long long>(response.encoded)).bind(5, response.body);
-      if (put.step() != SQLITE_DONE) return fail();
-    }
-  }
-  if (!exec_retrying_busy(db, "ALTER TABLE answers DROP COLUMN request_body; "
-                              "ALTER TABLE answers DROP COLUMN response_body; "
-                              "UPDATE meta SET value = '3' WHERE key = 'schema_version'; COMMIT"))
-    return fail();
-  // Gives the freed pages back to the file system; a store it cannot compact (no room for
-  // the copy VACUUM makes) is still whole, only larger.
-  exec_retrying_busy(db, "VACUUM");
-  return true;
-}
 
 }  // namespace
 
@@ -195,23 +114,7 @@ struct Store::Impl {
   std::optional<std::unordered_map<std::string, std::shared_ptr<const Store::Brief>, RequestHashKey>> briefs;
   /// Writes an answer's bodies, encoded (bodies.hpp), and the shared parts they refer to.
   bool store_bodies(const AnswerRecord& a) {
-    const EncodedBody request = encode_body(a.request_body, "", kMinPart);
-    const EncodedBody response = encode_body(a.response_body, a.text, std::string::npos);
-    for (const auto* body : {&request, &response})
-      for (const auto& [id, literal] : body->parts) {
-        put_part->reset();
-        put_part->bind(1, id).bind(2, literal);
-        const int rc = put_part->step();
-        put_part->reset();
-        if (rc != SQLITE_DONE) return false;
-      }
-    Stmt& b = *put_bodies;
-    b.reset();
-    b.bind(1, a.hash).bind(2, static_cast<long long>(request.encoded)).bind(3, request.body)
-        .bind(4, static_cast<long long>(response.encoded)).bind(5, response.body);
-    const int rc = b.step();
-    b.reset();
-    return rc == SQLITE_DONE;
+    return write_bodies(*put_bodies, *put_part, a.hash, a.request_body, a.response_body, a.text);
   }
   /// The original of a stored body (false when a part it refers to is missing).
   bool original(bool encoded, const std::string& stored, const std::string& own_text, std::string& out) {
