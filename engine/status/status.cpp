@@ -8,7 +8,7 @@
 
 namespace mirac {
 
-void Tally::add(const std::string& hash, const HashState* s) {
+void Tally::add(std::string_view hash, const HashState* s) {
   if (!seen.insert(hash).second) return;
   if (!s) ++report.pending;
   else if (s->done) ++report.done;
@@ -17,7 +17,7 @@ void Tally::add(const std::string& hash, const HashState* s) {
 
 namespace {
 
-using States = std::unordered_map<std::string, HashState>;
+using States = std::unordered_map<std::string, HashState, RequestHashKey>;
 
 // Every selected hash's state, read with as few queries as the store allows: the done set
 // at once, then one query per remaining hash only when some of them failed.
@@ -25,7 +25,7 @@ States read_states(Store& store, const Plan& plan, const std::vector<std::size_t
   States states;
   std::unordered_set<std::string> done = store.done_hashes();
   std::vector<std::string> rest;
-  std::unordered_set<std::string> listed;
+  std::unordered_set<std::string_view, RequestHashKey> listed;
   for (std::size_t row : rows) {
     const std::string& hash = plan.requests[row].call.hash;
     if (done.count(hash)) states[hash].done = true;
@@ -75,7 +75,7 @@ std::vector<JudgingCounts> count_judging(const Audit& audit, Store* store, const
                                          const States& states) {
   const Spec& spec = audit.spec();
   std::vector<std::size_t> done;
-  std::unordered_set<std::string> seen;
+  std::unordered_set<std::string_view, RequestHashKey> seen;
   for (std::size_t row : rows) {
     const std::string& hash = audit.plan().requests[row].call.hash;
     auto it = states.find(hash);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "engine/judge/judge_phase.hpp"
 #include "engine/selection.hpp"
 #include "engine/send/answer_marks.hpp"
+#include "runtime/store/hash_key.hpp"
 
 namespace mirac {
 
@@ -26,8 +28,10 @@ struct HashState {
 /// identical requests (two arms sending the same thing) share one answer.
 struct Tally {
   StatusReport report;
-  std::unordered_set<std::string> seen;
-  void add(const std::string& hash, const HashState* state);  ///< null: pending
+  /// The hashes counted, each once: views of the plan's own (which outlives the tally), not
+  /// copies; a MIRA status counts 300,000.
+  std::unordered_set<std::string_view, RequestHashKey> seen;
+  void add(std::string_view hash, const HashState* state);  ///< null: pending
 };
 
 struct JudgingCounts : JudgeStates {

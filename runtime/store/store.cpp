@@ -3,6 +3,7 @@
 // so several runs (or a status query) can share the file.
 #include "runtime/store/store.hpp"
 #include "runtime/store/bodies.hpp"
+#include "runtime/store/hash_key.hpp"
 #include "runtime/store/schema3.hpp"
 #include "runtime/store/statement.hpp"
 #include "runtime/store/journal.hpp"
@@ -86,22 +87,6 @@ std::size_t StatusReport::failed_total() const {
   for (const auto& [cause, count] : failed) n += count;
   return n;
 }
-
-namespace {
-
-// Request hashes are hex SHA-256, uniform already: their first eight bytes are as good a
-// hash-table key as any digest of all 64, and cost nothing to compute. Judging looks up
-// 86,400 of them per pass.
-struct RequestHashKey {
-  std::size_t operator()(const std::string& hash) const noexcept {
-    if (hash.size() < sizeof(std::uint64_t)) return std::hash<std::string>{}(hash);
-    std::uint64_t head = 0;
-    std::memcpy(&head, hash.data(), sizeof head);
-    return static_cast<std::size_t>(head * 0x9E3779B97F4A7C15ull);
-  }
-};
-
-}  // namespace
 
 struct Store::Impl {
   sqlite3* db = nullptr;
