@@ -4,6 +4,7 @@
 #include <cmath>
 #include <exception>
 #include <functional>
+#include <system_error>
 #include <thread>
 
 #include <fmt/format.h>
@@ -167,15 +168,21 @@ std::vector<JudgeState> resolve_judging(const Spec& spec, const Plan& plan, cons
   std::vector<std::thread> workers;
   std::vector<std::exception_ptr> errors(threads);
   const std::size_t share = (rows.size() + threads - 1) / threads;
-  for (std::size_t t = 0; t < threads; ++t)
-    workers.emplace_back([&, t] {
-      try {
-        resolve_range(spec, plan, judge, store, rows, max_repairs, t * share, std::min(rows.size(), (t + 1) * share),
-                      out);
-      } catch (...) {
-        errors[t] = std::current_exception();
-      }
-    });
+  auto part = [&](std::size_t t) {
+    try {
+      resolve_range(spec, plan, judge, store, rows, max_repairs, std::min(rows.size(), t * share),
+                    std::min(rows.size(), (t + 1) * share), out);
+    } catch (...) {
+      errors[t] = std::current_exception();
+    }
+  };
+  for (std::size_t t = 0; t < threads; ++t) {
+    try {
+      workers.emplace_back(part, t);
+    } catch (const std::system_error&) {
+      part(t);  // no thread to be had (a process limit): this one does the share
+    }
+  }
   for (auto& w : workers) w.join();
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
