@@ -13,6 +13,21 @@ using namespace mirac;
 
 namespace {
 
+// The meta and answers tables as mirac wrote them in store schema 1 (answers without
+// warnings) and 2 (bodies in the answers rows).
+std::string old_schema(int version) {
+  return std::string("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);") +
+         "INSERT INTO meta VALUES ('schema_version', '" + std::to_string(version) + "');"
+         "CREATE TABLE answers (hash TEXT PRIMARY KEY, status TEXT NOT NULL CHECK (status IN ('done', 'failed')),"
+         " provider TEXT NOT NULL, model TEXT NOT NULL, request_body TEXT NOT NULL, response_body TEXT NOT NULL,"
+         " http_status INTEGER NOT NULL, text TEXT NOT NULL, finish_reason TEXT NOT NULL, truncated INTEGER NOT NULL,"
+         " returned_model TEXT NOT NULL, provider_request_id TEXT NOT NULL, system_fingerprint TEXT NOT NULL,"
+         " input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, latency_s REAL NOT NULL,"
+         " started_at REAL NOT NULL, ended_at REAL NOT NULL, cost_usd REAL NOT NULL, cause TEXT NOT NULL,"
+         " message TEXT NOT NULL, attempts INTEGER NOT NULL" +
+         std::string(version >= 2 ? ", warnings TEXT NOT NULL DEFAULT ''" : "") + ");";
+}
+
 AnswerRecord done_answer(const std::string& hash, double cost = 0.5) {
   AnswerRecord a;
   a.hash = hash;
@@ -195,19 +210,10 @@ TEST_CASE("store: a store of schema 1 (answers without warnings) opens, keeps it
     // The answers table as mirac wrote it before answers carried the server's warnings.
     sqlite3* db = nullptr;
     REQUIRE(sqlite3_open((dir.path / "old" / "store.sqlite").c_str(), &db) == SQLITE_OK);
-    const char* schema1 =
-        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-        "INSERT INTO meta VALUES ('schema_version', '1');"
-        "CREATE TABLE answers (hash TEXT PRIMARY KEY, status TEXT NOT NULL CHECK (status IN ('done', 'failed')),"
-        " provider TEXT NOT NULL, model TEXT NOT NULL, request_body TEXT NOT NULL, response_body TEXT NOT NULL,"
-        " http_status INTEGER NOT NULL, text TEXT NOT NULL, finish_reason TEXT NOT NULL, truncated INTEGER NOT NULL,"
-        " returned_model TEXT NOT NULL, provider_request_id TEXT NOT NULL, system_fingerprint TEXT NOT NULL,"
-        " input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, latency_s REAL NOT NULL,"
-        " started_at REAL NOT NULL, ended_at REAL NOT NULL, cost_usd REAL NOT NULL, cause TEXT NOT NULL,"
-        " message TEXT NOT NULL, attempts INTEGER NOT NULL);"
+    const std::string schema1 = old_schema(1) +
         "INSERT INTO answers VALUES ('old','done','openai','m','{}','{}',200,'kept','stop',1,'m','r','f',1,2,0.1,0,0,0,"
         "'ok','',1);";
-    REQUIRE(sqlite3_exec(db, schema1, nullptr, nullptr, nullptr) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db, schema1.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
     sqlite3_close(db);
   }
   std::string error;
@@ -312,16 +318,7 @@ TEST_CASE("store: a store of schema 2 (bodies in the answers) moves them out, by
   {
     sqlite3* db = nullptr;
     REQUIRE(sqlite3_open((dir.path / "store.sqlite").c_str(), &db) == SQLITE_OK);
-    const std::string schema2 =
-        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-        "INSERT INTO meta VALUES ('schema_version', '2');"
-        "CREATE TABLE answers (hash TEXT PRIMARY KEY, status TEXT NOT NULL CHECK (status IN ('done', 'failed')),"
-        " provider TEXT NOT NULL, model TEXT NOT NULL, request_body TEXT NOT NULL, response_body TEXT NOT NULL,"
-        " http_status INTEGER NOT NULL, text TEXT NOT NULL, finish_reason TEXT NOT NULL, truncated INTEGER NOT NULL,"
-        " returned_model TEXT NOT NULL, provider_request_id TEXT NOT NULL, system_fingerprint TEXT NOT NULL,"
-        " input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, latency_s REAL NOT NULL,"
-        " started_at REAL NOT NULL, ended_at REAL NOT NULL, cost_usd REAL NOT NULL, cause TEXT NOT NULL,"
-        " message TEXT NOT NULL, attempts INTEGER NOT NULL, warnings TEXT NOT NULL DEFAULT '');"
+    const std::string schema2 = old_schema(2) +
         "INSERT INTO answers VALUES ('one','done','openai','m','" + request + "','" + response +
         "',200,'the reply','stop',0,'m','r','f',1,2,0.1,0,0,0.25,'ok','',1,'');"
         "INSERT INTO answers VALUES ('two','done','openai','m','" + request_with(system, "and this") + "','{}'"
