@@ -158,6 +158,10 @@ nlohmann::json JudgeBuilder::build_reply_schema() const {
 }
 
 std::string JudgeBuilder::message(const Plan& plan, const RequestRow& request, const std::string& answer) const {
+  return message_start(plan, request) + answer + message_end(plan, request);
+}
+
+std::string JudgeBuilder::message_start(const Plan& plan, const RequestRow& request) const {
   const PromptRow& prompt = plan.prompts[request.prompt];
   const Seed* seed = spec_.find_seed(prompt.seed);
   std::string m = judge_format::kContext;
@@ -175,7 +179,13 @@ std::string JudgeBuilder::message(const Plan& plan, const RequestRow& request, c
     m += spec_.factors[f].name + ": " + level.name.name + (level.label ? " (" + level.label->value + ")" : "") + "\n";
   }
   m += judge_format::kPrompt + prompt.text + "\n";
-  m += judge_format::kAnswer + answer + "\n";
+  m += judge_format::kAnswer;
+  return m;
+}
+
+std::string JudgeBuilder::message_end(const Plan& plan, const RequestRow& request) const {
+  const PromptRow& prompt = plan.prompts[request.prompt];
+  std::string m = "\n";
   if (auto it = spec_.checklists.find(prompt.seed); it != spec_.checklists.end()) {
     m += judge_format::kChecklist;
     for (const auto& [key, value] : it->second.items()) append_value(m, key, value);
@@ -188,6 +198,14 @@ std::string JudgeBuilder::message(const Plan& plan, const RequestRow& request, c
   }
   m += judge_format::kClosing;
   return m;
+}
+
+JudgeBuilder::PromptHashing JudgeBuilder::prompt_hashing(const Plan& plan, const RequestRow& request) const {
+  return {hasher_.begin(message_start(plan, request)), UserMessageHasher::closing(message_end(plan, request))};
+}
+
+std::string JudgeBuilder::first_call_hash(const PromptHashing& shared, const std::string& answer) const {
+  return UserMessageHasher::finish(shared.before_answer, answer, shared.after_answer);
 }
 
 long long JudgeBuilder::token_limit() const {

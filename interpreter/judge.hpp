@@ -37,6 +37,9 @@ class JudgeBuilder {
   /// the model or arm, so the judge is blind to them), the prompt, the answer and the
   /// seed's checklist.
   std::string message(const Plan& plan, const RequestRow& request, const std::string& answer) const;
+  /// The message before the answer, and after it: they depend on the prompt alone.
+  std::string message_start(const Plan& plan, const RequestRow& request) const;
+  std::string message_end(const Plan& plan, const RequestRow& request) const;
 
   /// The judge's request for one answer. `repair` (empty for the first attempt) is what was
   /// wrong with the reply of round `round - 1`; a repair request restates it with its round,
@@ -48,6 +51,15 @@ class JudgeBuilder {
   /// `call(...).hash` without building the call: what finding a stored judgment needs.
   std::string call_hash(const Plan& plan, const RequestRow& request, const std::string& answer,
                         const std::string& repair = "", int round = 1, long long max_tokens = 0) const;
+  /// What the first calls for one prompt's answers share (every model and arm), hashed
+  /// once: `first_call_hash(prompt_hashing(plan, r), answer)` is `call_hash(plan, r, answer)`
+  /// for one escape and SHA-256 of the answer alone.
+  struct PromptHashing {
+    Sha256 before_answer;      ///< the state after the message's start
+    std::string after_answer;  ///< the message's end, as hashed
+  };
+  PromptHashing prompt_hashing(const Plan& plan, const RequestRow& request) const;
+  std::string first_call_hash(const PromptHashing& shared, const std::string& answer) const;
   /// The judge's own token limit (`max_tokens`, else 1024, the scheduler's default).
   long long token_limit() const;
 

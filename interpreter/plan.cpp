@@ -89,6 +89,30 @@ std::string UserMessageHasher::hash(const std::string& user) const {
   return sha256_hex(canonical);
 }
 
+Sha256 UserMessageHasher::begin(std::string_view message_start) const {
+  std::string start = head_;
+  start += '"';
+  append_json_escaped(start, message_start);
+  Sha256 state;
+  state.update(start);
+  return state;
+}
+
+std::string UserMessageHasher::closing(std::string_view message_end) {
+  std::string out;
+  append_json_escaped(out, message_end);
+  out += "\"}";
+  return out;
+}
+
+std::string UserMessageHasher::finish(const Sha256& begun, std::string_view middle, const std::string& closing) {
+  std::string escaped;
+  append_json_escaped(escaped, middle);
+  Sha256 state(begun);
+  state.update(escaped).update(closing);
+  return state.hex();
+}
+
 Plan build_plan(const Spec& spec, Diagnostics& diags) {
   Plan plan;
   ProblemOnce problems(diags);

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "interpreter/hash.hpp"
+
 #include "interpreter/spec.hpp"
 #include "runtime/model_call.hpp"
 
@@ -61,6 +63,13 @@ class UserMessageHasher {
   UserMessageHasher(const ModelCall& call, const nlohmann::json& system_sha256);
   /// The hash `call` would have with `user` as its message.
   std::string hash(const std::string& user) const;
+
+  /// Hashing in pieces, for messages that share a beginning: `begin(start)` is the state
+  /// after the message's first part, `closing(end)` its last part as hashed, and
+  /// `finish(begin(start), middle, closing(end))` equals `hash(start + middle + end)`.
+  Sha256 begin(std::string_view message_start) const;
+  static std::string closing(std::string_view message_end);
+  static std::string finish(const Sha256& begun, std::string_view middle, const std::string& closing);
 
  private:
   std::string head_;  ///< the canonical JSON up to the user message's value

@@ -5,6 +5,7 @@
 #include <exception>
 #include <functional>
 #include <system_error>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -88,12 +89,22 @@ void merge(JudgeState& state, Chain& chain, const std::string& label) {
   }
 }
 
-// Resolves rows [begin, end) of `rows` into `out`.
-void resolve_range(const Spec& spec, const Plan& plan, const JudgeBuilder& judge, Store& store,
-                   const std::vector<std::size_t>& rows, int max_repairs, std::size_t begin, std::size_t end,
-                   std::vector<JudgeState>& out) {
+// Resolves the rows of `rows` whose prompt is `part` modulo `parts` into `out`. A prompt's
+// answers (one per model and arm) fall in the same part, so what their first judge calls
+// share is hashed once per prompt: they are taken prompt by prompt, and only the current
+// prompt's shared part is kept.
+void resolve_part(const Spec& spec, const Plan& plan, const JudgeBuilder& judge, Store& store,
+                  const std::vector<std::size_t>& rows, int max_repairs, std::size_t part, std::size_t parts,
+                  std::vector<JudgeState>& out) {
   ScoreReader reader(spec, judge);
-  for (std::size_t i = begin; i < end; ++i) {
+  std::vector<std::size_t> mine;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (plan.requests[rows[i]].prompt % parts == part) mine.push_back(i);
+  std::stable_sort(mine.begin(), mine.end(), [&](std::size_t a, std::size_t b) {
+    return plan.requests[rows[a]].prompt < plan.requests[rows[b]].prompt;
+  });
+  std::optional<std::pair<std::size_t, JudgeBuilder::PromptHashing>> shared;  // (prompt, its part)
+  for (std::size_t i : mine) {
     const RequestRow& row = plan.requests[rows[i]];
     JudgeState& state = out[i];
     std::shared_ptr<const Store::Brief> answer = store.brief(row.call.hash);
@@ -129,7 +140,10 @@ void resolve_range(const Spec& spec, const Plan& plan, const JudgeBuilder& judge
       continue;
     }
     const ChainCalls calls{[&](const std::string& repair, int round, long long limit) {
-                             return judge.call_hash(plan, row, answer->text, repair, round, limit);
+                             if (!repair.empty() || limit > 0) return judge.call_hash(plan, row, answer->text, repair, round, limit);
+                             if (!shared || shared->first != row.prompt)
+                               shared.emplace(row.prompt, judge.prompt_hashing(plan, row));
+                             return judge.first_call_hash(shared->second, answer->text);
                            },
                            [&](const std::string& repair, int round, long long limit) {
                              return judge.call(plan, row, answer->text, repair, round, limit);
@@ -162,16 +176,14 @@ std::vector<JudgeState> resolve_judging(const Spec& spec, const Plan& plan, cons
                                   ? std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 4)
                                   : 1;
   if (threads == 1) {
-    resolve_range(spec, plan, judge, store, rows, max_repairs, 0, rows.size(), out);
+    resolve_part(spec, plan, judge, store, rows, max_repairs, 0, 1, out);
     return out;
   }
   std::vector<std::thread> workers;
   std::vector<std::exception_ptr> errors(threads);
-  const std::size_t share = (rows.size() + threads - 1) / threads;
   auto part = [&](std::size_t t) {
     try {
-      resolve_range(spec, plan, judge, store, rows, max_repairs, std::min(rows.size(), t * share),
-                    std::min(rows.size(), (t + 1) * share), out);
+      resolve_part(spec, plan, judge, store, rows, max_repairs, t, threads, out);
     } catch (...) {
       errors[t] = std::current_exception();
     }

@@ -29,29 +29,39 @@ std::size_t utf8_sequence(const unsigned char* p, const unsigned char* end) {
 }  // namespace
 
 void append_json_string(std::string& out, std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  const std::size_t start = out.size();
   out.reserve(out.size() + text.size() + 2);
   out += '"';
+  append_json_escaped(out, text);
+  out += '"';
+}
+
+void append_json_escaped(std::string& out, std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  const std::size_t start = out.size();
+  out.reserve(out.size() + text.size());
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   const auto* end = p + text.size();
   while (p < end) {
-    // A run of bytes that need nothing, copied at once.
+    // A run of bytes that need nothing (well-formed UTF-8 included), copied at once.
     const unsigned char* run = p;
-    while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') ++p;
+    while (p < end) {
+      const unsigned char c = *p;
+      if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+        ++p;
+      } else if (const std::size_t n = c >= 0x80 ? utf8_sequence(p, end) : 0; n > 0) {
+        p += n;
+      } else {
+        break;
+      }
+    }
     out.append(reinterpret_cast<const char*>(run), static_cast<std::size_t>(p - run));
     if (p == end) break;
     const unsigned char c = *p;
-    if (c >= 0x80) {
-      const std::size_t n = utf8_sequence(p, end);
-      if (n == 0) {
-        out.resize(start);
-        out += nlohmann::json(std::string(text)).dump();  // throws nlohmann's error
-        return;
-      }
-      out.append(reinterpret_cast<const char*>(p), n);
-      p += n;
-      continue;
+    if (c >= 0x80) {  // not well-formed UTF-8
+      out.resize(start);
+      const std::string quoted = nlohmann::json(std::string(text)).dump();  // throws nlohmann's error
+      out.append(quoted, 1, quoted.size() - 2);
+      return;
     }
     switch (c) {
       case '"': out += "\\\""; break;
@@ -68,7 +78,6 @@ void append_json_string(std::string& out, std::string_view text) {
     }
     ++p;
   }
-  out += '"';
 }
 
 }  // namespace mirac

@@ -13,5 +13,8 @@ namespace mirac {
 /// as nlohmann escapes them). Text that is not valid UTF-8 goes to nlohmann itself, which
 /// throws its own error, so both ways behave the same on every input.
 void append_json_string(std::string& out, std::string_view text);
+/// The same without the quotes: what `text` adds inside a string literal. Escaping is
+/// byte-local, so the pieces of a text escaped one by one give the text escaped whole.
+void append_json_escaped(std::string& out, std::string_view text);
 
 }  // namespace mirac

@@ -260,6 +260,10 @@ TEST_CASE("call_hash finds the same hash as the request built in full, for every
       CHECK(judge.call_hash(c->plan, r, answer) == judge.call(c->plan, r, answer).hash);
       CHECK(judge.call_hash(c->plan, r, answer, "D2 is missing", 2) == judge.call(c->plan, r, answer, "D2 is missing", 2).hash);
       CHECK(judge.call_hash(c->plan, r, answer, "cut", 1, 2048) == judge.call(c->plan, r, answer, "cut", 1, 2048).hash);
+      // The prompt's shared part hashed once, then the answer alone.
+      const mirac::JudgeBuilder::PromptHashing shared = judge.prompt_hashing(c->plan, r);
+      CHECK(judge.first_call_hash(shared, answer) == judge.call(c->plan, r, answer).hash);
+      CHECK(judge.message_start(c->plan, r) + answer + judge.message_end(c->plan, r) == judge.call(c->plan, r, answer).user);
     }
   }
   auto e = otc_with("rubric each {\n  scale 1..5\n  worst high\n  criteria checklist.required_elements { per element }\n"
@@ -290,4 +294,14 @@ TEST_CASE("calls carry their provider's token_limit_field: the local preset send
   mirac::ModelCall moved = call;
   moved.token_limit_field = "max_tokens";
   CHECK(mirac::sha256_hex(mirac::canonical_request(moved).dump()) == mirac::sha256_hex(mirac::canonical_request(call).dump()));
+}
+
+TEST_CASE("Sha256 in pieces equals sha256_hex of the whole, and a copy goes on from where it was") {
+  mirac::Sha256 started;
+  started.update("the shared ").update("beginning, ");
+  const mirac::Sha256 kept = started;
+  CHECK(started.hex() == mirac::sha256_hex("the shared beginning, "));
+  CHECK(mirac::Sha256(kept).update("then one end").hex() == mirac::sha256_hex("the shared beginning, then one end"));
+  CHECK(mirac::Sha256(kept).update("or another").hex() == mirac::sha256_hex("the shared beginning, or another"));
+  CHECK(mirac::Sha256().hex() == mirac::sha256_hex(""));
 }

@@ -4,6 +4,7 @@
 
 #include <random>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -71,4 +72,26 @@ TEST_CASE("json strings: agree with nlohmann on 20,000 random texts") {
   // Both kinds of input were tried.
   CHECK(refused > 1000);
   CHECK(refused < 19000);
+}
+
+TEST_CASE("json strings: pieces escaped one by one give the whole text escaped") {
+  std::mt19937 rng(20261203);
+  const std::string alphabet = std::string("aZ \"\\\n\t\x01", 8) + "每天两次😀";
+  std::uniform_int_distribution<std::size_t> pick(0, 7), length(0, 12);
+  // Whole characters only: a piece holds well-formed UTF-8, as every message part does.
+  const std::vector<std::string> wide = {"每", "天", "😀"};
+  for (int i = 0; i < 2000; ++i) {
+    std::vector<std::string> pieces(3);
+    for (auto& piece : pieces)
+      for (std::size_t n = length(rng); n > 0; --n) {
+        const std::size_t k = pick(rng);
+        piece += k < 6 ? std::string(1, alphabet[k]) : wide[k - 6 + (n % 2)];
+      }
+    std::string whole, piecewise = "\"";
+    mirac::append_json_string(whole, pieces[0] + pieces[1] + pieces[2]);
+    for (const auto& piece : pieces) mirac::append_json_escaped(piecewise, piece);
+    piecewise += '"';
+    CAPTURE(pieces[0] + pieces[1] + pieces[2]);
+    REQUIRE(piecewise == whole);
+  }
 }
