@@ -97,7 +97,11 @@ MIRAC_ERROR(option_value, "expected a value");
 MIRAC_ERROR(derived_where, "expected a row condition after 'where'");
 MIRAC_ERROR(derived_select, "expected a text expression after 'select'");
 MIRAC_ERROR(price_key_not_string, "expected a model string in quotes, e.g. \"gpt-5.4\" { input 2.5 output 15 }");
-MIRAC_ERROR(declaration, "expected a declaration: audit, use, factor, design, seeds, checklists, variant, text, prompt, provider, prices, model, defaults, arm, judge, panel, rubric, flag, contrast, analysis or report");
+MIRAC_ERROR(sim_value, "expected a number");
+MIRAC_ERROR(sim_condition, "expected the effect's condition, e.g. effect hls == low: 0.117");
+MIRAC_ERROR(sim_effect_colon, "expected ':' and the effect's size after its condition, e.g. effect hls == low: 0.117");
+MIRAC_ERROR(sim_group, "expected what the random intercept varies by: seed, or a seed field such as seed.category");
+MIRAC_ERROR(declaration, "expected a declaration: audit, use, factor, design, seeds, checklists, variant, text, prompt, provider, prices, model, defaults, arm, judge, panel, rubric, flag, contrast, analysis, report or simulate");
 // clang-format on
 
 #undef MIRAC_ERROR

@@ -45,7 +45,7 @@ struct declaration_keyword : sor<TAO_PEGTL_KEYWORD("audit"), TAO_PEGTL_KEYWORD("
                                  TAO_PEGTL_KEYWORD("arm"), TAO_PEGTL_KEYWORD("judge"), TAO_PEGTL_KEYWORD("panel"),
                                  TAO_PEGTL_KEYWORD("rubric"),
                                  TAO_PEGTL_KEYWORD("flag"), TAO_PEGTL_KEYWORD("contrast"), TAO_PEGTL_KEYWORD("analysis"),
-                                 TAO_PEGTL_KEYWORD("report")> {};
+                                 TAO_PEGTL_KEYWORD("report"), TAO_PEGTL_KEYWORD("simulate")> {};
 
 // "..." with escapes \n \t \r \" \\ \u{hex}; placeholders {...} are kept for the template step.
 struct hex_digits : plus<xdigit> {};
@@ -284,10 +284,30 @@ struct analysis_decl : seq<TAO_PEGTL_KEYWORD("analysis"), ws, must<ident>, ws, m
 struct report_item : seq<ident, ws, must<expr>, opt<ws, options_block>> {};
 struct report_decl : seq<TAO_PEGTL_KEYWORD("report"), ws, must<ident>, ws, must<lbrace>, ws, star<report_item, ws>, must<rbrace>> {};
 
+// simulate { seed N  dim D3 { intercept 2.36  effect hls == low: 0.117  random seed 0.64
+//            residual 0.6  na 0.02  na when EXPR  round true  clip true } }
+// The truth a simulated audit draws its scores from (docs/simulation.md).
+struct sim_value : expr {};
+struct sim_condition : expr {};
+struct sim_seed : seq<TAO_PEGTL_KEYWORD("seed"), ws, must<sim_value>> {};
+struct sim_intercept : seq<TAO_PEGTL_KEYWORD("intercept"), ws, must<sim_value>> {};
+struct sim_effect_colon : one<':'> {};
+struct sim_effect : seq<TAO_PEGTL_KEYWORD("effect"), ws, must<sim_condition>, ws, must<sim_effect_colon>, ws, must<sim_value>> {};
+struct sim_group : field_path {};
+struct sim_random : seq<TAO_PEGTL_KEYWORD("random"), ws, must<sim_group>, ws, must<sim_value>> {};
+struct sim_residual : seq<TAO_PEGTL_KEYWORD("residual"), ws, must<sim_value>> {};
+struct sim_na_rate : seq<TAO_PEGTL_KEYWORD("na"), ws, not_at<TAO_PEGTL_KEYWORD("when")>, must<sim_value>> {};
+struct sim_round : seq<TAO_PEGTL_KEYWORD("round"), ws, must<sim_value>> {};
+struct sim_clip : seq<TAO_PEGTL_KEYWORD("clip"), ws, must<sim_value>> {};
+struct sim_dim_item : sor<sim_intercept, sim_effect, sim_random, sim_residual, sim_na_rate, na_item, sim_round, sim_clip> {};
+struct sim_dim : seq<TAO_PEGTL_KEYWORD("dim"), ws, must<ident>, ws, must<lbrace>, ws, star<sim_dim_item, ws>, must<rbrace>> {};
+struct sim_item : sor<sim_seed, sim_dim> {};
+struct simulate_decl : seq<TAO_PEGTL_KEYWORD("simulate"), ws, must<lbrace>, ws, star<sim_item, ws>, must<rbrace>> {};
+
 struct declaration : sor<audit_decl, use_decl, factor_decl, design_decl, seeds_decl, checklists_decl,
                          variant_decl, text_decl, prompt_decl, provider_decl, prices_decl, model_decl, defaults_decl,
                          arm_decl, judge_decl, panel_decl, rubric_decl, flag_decl, contrast_decl, analysis_decl,
-                         report_decl> {};
+                         report_decl, simulate_decl> {};
 
 /// One top-level declaration; the parser calls this once per declaration so that it can
 /// recover from a syntax error at the next one.

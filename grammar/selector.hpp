@@ -28,14 +28,15 @@ using selector = pt::selector<Rule,
     criteria_decl, criteria_per, order_item, rubric_decl,
     pairing, pair_flag, flag_decl, contrast_by, contrast_where, contrast_decl, random_term, term_op, fixed_term,
     formula, option_label, option_value, option, options_block, analysis_decl, report_item,
-    report_decl, arg_list,
+    report_decl, arg_list, sim_seed, sim_intercept, sim_effect, sim_random, sim_residual, sim_na_rate, sim_round,
+    sim_clip, sim_dim, simulate_decl, sim_group,
     // wrappers that rename a shared rule keep their own node
     field_name, property_key, source_format, option_key, source_path, json_at, json_key,
     model_string, anchor_label, anchor_text, dim_title, order_step, checklist_key, panel_aggregate, panel_members, scored_by,
     band_threshold>,
   pt::fold_one::on<postfix, mul_expr, add_expr, range_expr, cmp_expr, and_expr, or_expr, expr,
     if_then, if_else, prompt_id, prompt_text, derived_where, derived_select, flag_when, unit_flag,
-    option_versus, property_value, text_level_body>>;
+    option_versus, property_value, text_level_body, sim_value, sim_condition>>;
 // clang-format on
 
 }  // namespace mirac::grammar

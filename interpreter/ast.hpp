@@ -454,11 +454,43 @@ struct ReportDecl {
   std::vector<ReportItem> items;
 };
 
+/// `effect hls == low: 0.117`: added to a dimension's mean where the condition holds.
+struct SimEffect {
+  Expr when;
+  Expr value;
+  SourceRange range;
+};
+/// `random seed 0.64` or `random seed.category 0.2`: a normal random intercept with this
+/// SD, one draw per seed (or per value of the seed field).
+struct SimRandom {
+  FieldPath group;
+  Expr sd;
+  SourceRange range;
+};
+/// The declared truth of one rubric dimension.
+struct SimDim {
+  Ident dim;
+  std::optional<Expr> intercept;
+  std::vector<SimEffect> effects;
+  std::vector<SimRandom> randoms;
+  std::optional<Expr> residual;  ///< SD of the answer-level noise
+  std::optional<Expr> na_rate;   ///< share of answers drawn N/A, besides `na when`
+  std::optional<Expr> na_when;   ///< answers N/A where this holds (the rubric's own rule applies too)
+  std::optional<Expr> round;     ///< round to whole scores (default true)
+  std::optional<Expr> clip;      ///< clip to the rubric's scale (default true)
+  SourceRange range;
+};
+/// `simulate { seed 7 dim D3 { ... } }`: the scores a simulated audit draws (docs/simulation.md).
+struct SimulateDecl {
+  std::optional<Expr> seed;
+  std::vector<SimDim> dims;
+};
+
 struct Decl {
   std::variant<AuditDecl, UseDecl, FactorDecl, DesignDecl, SeedsDecl, ChecklistsDecl,
                VariantDecl, TextDecl, PromptDecl, ProviderDecl, ModelDecl, DefaultsDecl,
                ArmDecl, JudgeDecl, RubricDecl, FlagDecl, ContrastDecl, AnalysisDecl, ReportDecl, PricesDecl,
-               PanelDecl>
+               PanelDecl, SimulateDecl>
       node;
   SourceRange range;
   FileId file = 0;

@@ -576,6 +576,17 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
     if (report_names.add(r->name)) spec.reports.push_back(*r);
   check_analysis_blocks(spec, diags);
   check_criteria(spec, diags);
+  const ast::Decl* first_simulate = nullptr;
+  for (auto [d, sim] : all_of<ast::SimulateDecl>(decls)) {
+    if (first_simulate) {
+      diags.error(d->range, "a spec has one 'simulate' block; this is a second");
+      diags.note(fmt::format("the first is at line {}", first_simulate->range.begin.line));
+      continue;
+    }
+    first_simulate = d;
+    spec.simulate = *sim;
+  }
+  if (spec.simulate) check_simulate(spec, diags);
   // Only when nothing else is wrong: a spec with errors is not mistaken for a finished one.
   if (!spec.prompt && !diags.has_errors()) report_nothing_to_send(spec, decls, sources.range(main_file, 0, 0), diags);
   // Every file read (spec, modules, data), once, with its hash: the reproducibility manifest.

@@ -24,6 +24,12 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
 void bind_seeds(Spec& spec, const std::vector<const ast::Decl*>& decls, SourceManager& sources, Diagnostics& diags);
 void bind_texts(Spec& spec, const std::vector<const ast::Decl*>& decls, SourceManager& sources, Diagnostics& diags);
 void check_analysis_blocks(const Spec& spec, Diagnostics& diags);
+/// Reports every name of `condition` that a score row lacks (factors, levels, model, arm,
+/// seed and checklist fields, dimensions). `no_scores` non-empty: reading a dimension is an
+/// error too, and `no_scores` says why.
+void check_row_condition(const Spec& spec, const ast::Expr& condition, const std::string& no_scores, Diagnostics& diags);
+/// The `simulate` block: its dimensions, constants and conditions.
+void check_simulate(const Spec& spec, Diagnostics& diags);
 /// Rubrics' `criteria` blocks and the dimensions derived from them.
 void check_criteria(const Spec& spec, Diagnostics& diags);
 /// Panels, and the rater the analyses use (`scores_setting`: the header's `scores`, if any).

@@ -30,6 +30,8 @@ struct NameEnv {
   std::map<std::string, std::set<std::string>> fields;  ///< name -> its fields; absent = any
   std::set<std::string> dims;
   bool allow_cells = false;
+  /// Said of a dimension named where scores cannot be read; empty: dimensions are names.
+  std::string dims_forbidden;
 };
 
 class Checker {
@@ -45,6 +47,17 @@ class Checker {
     seed_fields_.insert("id");
     for (const auto& m : spec.models) models_.insert(m.name);
     for (const auto& a : spec.arms) arms_.insert(a.name);
+  }
+
+  /// A condition on a score row; `no_scores`: why it may not read a dimension (empty: it may).
+  void row_condition(const ast::Expr& e, const std::string& no_scores) const {
+    NameEnv env = row_env();
+    if (!no_scores.empty()) {
+      for (const auto& d : dims_) env.names.erase(d);
+      env.dims.clear();
+      env.dims_forbidden = no_scores;
+    }
+    names(e, env);
   }
 
   void run() {
@@ -77,7 +90,9 @@ class Checker {
         [&](const auto& n) {
           using T = std::decay_t<decltype(n)>;
           if constexpr (std::is_same_v<T, ast::Name>) {
-            if (!env.names.count(n.name) && !levels_.count(n.name)) {
+            if (!env.dims_forbidden.empty() && dims_.count(n.name)) {
+              diags_.error(e.range, fmt::format("'{}' is a score: {}", n.name, env.dims_forbidden));
+            } else if (!env.names.count(n.name) && !levels_.count(n.name)) {
               std::vector<std::string> all = list(env.names);
               all.insert(all.end(), levels_.begin(), levels_.end());
               diags_.error(e.range, with_suggestion(fmt::format("unknown name '{}'", n.name), n.name, all));
@@ -618,5 +633,9 @@ class Checker {
 }  // namespace
 
 void check_analysis_blocks(const Spec& spec, Diagnostics& diags) { Checker(spec, diags).run(); }
+
+void check_row_condition(const Spec& spec, const ast::Expr& condition, const std::string& no_scores, Diagnostics& diags) {
+  Checker(spec, diags).row_condition(condition, no_scores);
+}
 
 }  // namespace mirac

@@ -584,6 +584,39 @@ class Printer {
     options("analysis " + d.name.name + " = " + d.kind.name + "(" + args + ")", d.options, r);
   }
 
+  void decl(const ast::SimulateDecl& d, const SourceRange& r) {
+    open("simulate");
+    if (d.seed) {
+      flush_at(d.seed->range);
+      line("seed " + ex(*d.seed));
+    }
+    for (const auto& dm : d.dims) {
+      flush_at(dm.range);
+      open("dim " + dm.dim.name);
+      auto item = [&](const char* key, const std::optional<ast::Expr>& e) {
+        if (!e) return;
+        flush_at(e->range);
+        line(std::string(key) + " " + ex(*e));
+      };
+      item("intercept", dm.intercept);
+      for (const auto& e : dm.effects) {
+        flush_at(e.range);
+        line("effect " + ex(e.when) + ": " + ex(e.value));
+      }
+      for (const auto& rnd : dm.randoms) {
+        flush_at(rnd.range);
+        line("random " + rnd.group.field.name + (rnd.group.level ? "." + rnd.group.level->name : "") + " " + ex(rnd.sd));
+      }
+      item("residual", dm.residual);
+      item("na", dm.na_rate);
+      item("na when", dm.na_when);
+      item("round", dm.round);
+      item("clip", dm.clip);
+      close(&dm.range);
+    }
+    close(&r);
+  }
+
   void decl(const ast::ReportDecl& d, const SourceRange& r) {
     open("report " + d.name.name);
     for (const auto& item : d.items) {
@@ -812,6 +845,20 @@ std::string d(const ast::ReportDecl& r) {
   return sx_list("report " + r.name.name, r.items, [](const ast::ReportItem& i) {
     return sx(i.kind.name, {opt(i.content, dx), d_options(i.options)});
   });
+}
+
+std::string d_item(const char* key, const std::optional<ast::Expr>& e) {
+  return opt(e, [&](const ast::Expr& v) { return sx(key, {dx(v)}); });
+}
+std::string d(const ast::SimulateDecl& s) {
+  std::string dims = join(s.dims, " ", [](const ast::SimDim& x) {
+    std::string effects = join(x.effects, " ", [](const ast::SimEffect& e) { return sx("effect", {dx(e.when), dx(e.value)}); });
+    std::string randoms = join(x.randoms, " ", [](const ast::SimRandom& r) { return sx("random " + d_field(r.group), {dx(r.sd)}); });
+    return sx("dim " + x.dim.name, {d_item("intercept", x.intercept), effects, randoms, d_item("residual", x.residual),
+                                    d_item("na", x.na_rate), d_item("na_when", x.na_when), d_item("round", x.round),
+                                    d_item("clip", x.clip)});
+  });
+  return sx("simulate", {d_item("seed", s.seed), dims});
 }
 
 }  // namespace

@@ -330,6 +330,8 @@ class Builder {
       d.node = std::move(k);
     } else if (n.is_type<g::analysis_decl>()) {
       d.node = analysis(n);
+    } else if (n.is_type<g::simulate_decl>()) {
+      d.node = simulate(n);
     } else if (n.is_type<g::report_decl>()) {
       ast::ReportDecl r{ident(*c.at(0)), {}};
       for (std::size_t i = 1; i < c.size(); ++i) {
@@ -503,6 +505,33 @@ class Builder {
     return r;
   }
 
+  ast::SimulateDecl simulate(const Node& n) const {
+    ast::SimulateDecl s;
+    for (const auto& item : n.children) {
+      if (item->is_type<g::sim_seed>()) {
+        s.seed = expr(*item->children.at(0));
+        continue;
+      }
+      ast::SimDim dim;
+      dim.range = range(*item);
+      dim.dim = ident(*item->children.at(0));
+      for (std::size_t k = 1; k < item->children.size(); ++k) {
+        const Node& di = *item->children[k];
+        const Node& first = *di.children.at(0);
+        if (di.is_type<g::sim_intercept>()) dim.intercept = expr(first);
+        else if (di.is_type<g::sim_effect>()) dim.effects.push_back({expr(first), expr(*di.children.at(1)), range(di)});
+        else if (di.is_type<g::sim_random>()) dim.randoms.push_back({field_path(first), expr(*di.children.at(1)), range(di)});
+        else if (di.is_type<g::sim_residual>()) dim.residual = expr(first);
+        else if (di.is_type<g::na_item>()) dim.na_when = expr(first);
+        else if (di.is_type<g::sim_na_rate>()) dim.na_rate = expr(first);
+        else if (di.is_type<g::sim_round>()) dim.round = expr(first);
+        else if (di.is_type<g::sim_clip>()) dim.clip = expr(first);
+      }
+      s.dims.push_back(std::move(dim));
+    }
+    return s;
+  }
+
   ast::AnalysisDecl analysis(const Node& n) const {
     ast::AnalysisDecl a;
     a.name = ident(*n.children.at(0));
@@ -573,9 +602,10 @@ std::optional<std::size_t> unclosed_brace(std::string_view text, std::size_t fro
   return open.back();
 }
 
-constexpr std::array<std::string_view, 21> kDeclarationKeywords = {
+constexpr std::array<std::string_view, 22> kDeclarationKeywords = {
     "audit", "use", "factor", "design", "seeds", "checklists", "variant", "text", "prompt", "provider",
-    "prices", "model", "defaults", "arm", "judge", "panel", "rubric", "flag", "contrast", "analysis", "report"};
+    "prices", "model", "defaults", "arm", "judge", "panel", "rubric", "flag", "contrast", "analysis", "report",
+    "simulate"};
 
 // The byte offset of the next line whose first word is a declaration keyword: the line of
 // `from` itself when only blanks precede `from` on it, else a later one.

@@ -146,6 +146,8 @@ struct Spec {
   std::vector<ast::ContrastDecl> contrasts;
   std::vector<ast::AnalysisDecl> analyses;
   std::vector<ast::ReportDecl> reports;
+  /// The declared truth simulated audits draw scores from (`simulate { ... }`), if any.
+  std::optional<ast::SimulateDecl> simulate;
   /// (path, sha256) of every file read: spec, modules and data, for the reproducibility manifest.
   std::vector<std::pair<std::string, std::string>> inputs;
 

@@ -128,6 +128,6 @@ TEST_CASE("the all-constructs corpus parses without errors") {
   auto path = mirac::test::source_dir() / "tests/grammar/corpus/all_constructs.audit";
   auto p = mirac::test::parse_text(mirac::test::read_file(path), path.string());
   CHECK_MESSAGE(p->errors.empty(), p->errors);
-  CHECK(p->module.decls.size() == 50);
+  CHECK(p->module.decls.size() == 51);
   CHECK(p->module.comments.size() == 7);
 }
