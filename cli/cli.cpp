@@ -30,6 +30,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   cli::add_rewrite_command(commands);
   cli::add_annotate_command(commands);
   cli::add_view_command(commands);
+  cli::add_simulate_command(commands);
 
   std::vector<std::string> storage = {"mirac"};
   storage.insert(storage.end(), args.begin(), args.end());

@@ -58,6 +58,7 @@ void add_status_command(Commands& commands);     ///< status
 void add_transfer_commands(Commands& commands);  ///< export, import
 void add_rewrite_command(Commands& commands);    ///< rewrite
 void add_annotate_command(Commands& commands);   ///< annotate sample, annotate import
+void add_simulate_command(Commands& commands);   ///< simulate
 void add_view_command(Commands& commands);       ///< view
 
 }  // namespace mirac::cli

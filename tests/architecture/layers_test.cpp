@@ -58,6 +58,8 @@ std::map<std::string, std::vector<std::string>> allowed() {
   a["engine/rewrite/"] = phases;
   a["engine/annotate/"] = with({"engine/analyze/"}, phases);
   a["engine/view/"] = phases;  // mirac view: the answers and scores in the store, browsed
+  // mirac simulate: analyses of drawn scores, written as a report
+  a["engine/simulate/"] = with({"engine/session.", "engine/analyze/", "engine/report/"}, below);
   a["engine/audit."] = with({"engine/"}, below);
   // The command line, over everything.
   a["cli/"] = with({"engine/"}, below);

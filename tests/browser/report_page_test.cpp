@@ -1,8 +1,9 @@
 // report_page_test.cpp: report.html as people open it, in headless Chromium (Debian's
 // `chromium`), from the file, with name resolution switched off: an offline run of
 // examples/otc/otc.audit with its own report, the default report (a spec without a report
-// block) and a report with every kind of figure (bars by cell x model, a spearman
-// analysis's rank scatters and seeds by category among them). Each
+// block), a report with every kind of figure (bars by cell x model, a spearman
+// analysis's rank scatters and seeds by category among them), and the power report of
+// `mirac simulate` with its power curve. Each
 // page must load without a console error or an uncaught exception, draw every figure it
 // declares (an <svg> or <canvas> in each figure's container), keep every figure within the
 // page's width, and request nothing from the network. Screenshots at 1280 px go to
@@ -114,7 +115,7 @@ std::size_t check_page(const fs::path& page, const std::string& name, const fs::
   CHECK(probe["scroll"].get<double>() <= probe["page"].get<double>());
   // Every page here comes from an --offline run: nobody may miss that it is simulated.
   REQUIRE_MESSAGE(probe["simulated"].is_object(), "no simulated banner");
-  CHECK(probe["simulated"]["text"].get<std::string>().find("Simulated answers") != std::string::npos);
+  CHECK(probe["simulated"]["text"].get<std::string>().find("Simulated") == 0);
   CHECK(probe["simulated"]["top_after_scroll"].get<double>() == doctest::Approx(0).epsilon(0.01));
   CHECK(probe["simulated"]["height"].get<double>() > 10);
   REQUIRE(probe["figures"].size() == declared.size());
@@ -180,4 +181,26 @@ analysis external = spearman(D3, Q2) {
   INFO(plain_run.out << plain_run.err);
   REQUIRE(plain_run.code == 0);
   CHECK(check_page(fs::path(plain_store) / "results/report.html", "report-default", tmp.dir, artifacts) == 1);
+}
+
+TEST_CASE("the power report of mirac simulate draws its power curve, marked simulated") {
+  mirac::test::TempDir tmp("power_page");
+  const char* root = std::getenv("MIRAC_SOURCE_DIR");
+  REQUIRE(root != nullptr);
+  const fs::path artifacts = std::getenv("MIRAC_ARTIFACT_DIR") ? fs::path(std::getenv("MIRAC_ARTIFACT_DIR")) : tmp.dir / "artifacts";
+  fs::create_directories(artifacts);
+  const std::string spec = (fs::path(root) / "tests/simulate/fixtures/recovery.audit").string();
+  const std::string out = tmp.path("simulation");
+  auto run = mirac::test::invoke({"simulate", spec, "--seeds", "8,16,32", "--replicates", "30", "--resamples", "50",
+                                  "--out", out});
+  INFO(run.out << run.err);
+  REQUIRE(run.code == 0);
+  CHECK(run.out.find("30 replicates per design") != std::string::npos);
+  CHECK(check_page(fs::path(out) / "power.html", "power", tmp.dir, artifacts) == 1);
+  const std::string md = mirac::test::read_text(fs::path(out) / "power.md");
+  CHECK(md.find("HLS") != std::string::npos);
+  CHECK(fs::exists(fs::path(out) / "figures/power-curve.vl.json"));
+  const Json power = Json::parse(mirac::test::read_text(fs::path(out) / "power.json"));
+  CHECK(power["designs"] == Json::array({8, 16, 32}));
+  CHECK(power["replicates"] == 30);
 }
