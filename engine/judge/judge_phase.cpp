@@ -1,4 +1,5 @@
 #include "engine/judge/judge_phase.hpp"
+#include "engine/judge/simulated_judge.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -249,6 +250,9 @@ JudgePhaseSummary run_judge_phase(const Spec& spec, const Plan& plan, const Judg
   JudgePhaseSummary summary;
   std::vector<RunSummary> rounds;
   SchedulerOptions round_options = options;
+  // Offline, a spec's declared truth scores the answers (simulated_judge.hpp).
+  std::unique_ptr<SimulatedJudge> simulated = SimulatedJudge::make(spec, plan, judge);
+  round_options.offline_replies = simulated ? simulated->replies() : OfflineReplies{};
   // Each round sends what is pending; replies the rubric rejects come back as repair
   // requests in the next round. One round more than repairs sends them all.
   for (int round = 0; round <= max_repairs + 1; ++round) {
@@ -256,7 +260,12 @@ JudgePhaseSummary run_judge_phase(const Spec& spec, const Plan& plan, const Judg
     std::vector<JudgeState> states = resolve_judging(spec, plan, judge, store, rows, max_repairs);
     std::vector<ModelCall> calls;
     summary.by_level = states_by_level(spec, plan, rows, states);
-    for (auto& s : states) {
+    for (std::size_t k = 0; k < states.size(); ++k) {
+      JudgeState& s = states[k];
+      if (simulated) {
+        for (const auto& c : s.pending_calls) simulated->expect(c.hash, rows[k]);
+        for (const auto& c : s.failed_calls) simulated->expect(c.hash, rows[k]);
+      }
       if (s.kind != JudgeState::Kind::no_answer) ++summary.answers;
       switch (s.kind) {
         case JudgeState::Kind::no_answer: break;

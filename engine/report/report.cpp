@@ -101,8 +101,13 @@ void mark_simulated(const Spec& spec, const Json& results, Document& doc) {
   } else {
     for (const auto& m : spec.models) simulated.insert(m.name);
   }
-  doc.banner = "Simulated answers: mirac's offline provider wrote every answer and its heuristic judge scored them. "
-               "Nothing in this report is a finding about any real model.";
+  // With a simulate block the scores are the declared truth plus noise; without one they
+  // come from the offline judge's heuristic. Either way the reader must know.
+  const std::string how = spec.simulate ? "wrote every answer as placeholder text and the scores were drawn from the "
+                                          "declared effects of the spec's `simulate` block"
+                                        : "wrote every answer and its heuristic judge scored them";
+  doc.banner = "Simulated answers: mirac's offline provider " + how +
+               ". Nothing in this report is a finding about any real model.";
   doc.title += " (simulated answers)";
   const std::string suffix = " (simulated)";
   auto mark = [&](std::string& cell) {

@@ -98,7 +98,13 @@ RunSummary send_answers(const Audit& audit, Store& store, const Selection& selec
   std::vector<ModelCall> calls;
   calls.reserve(selection.rows.size());
   for (std::size_t row : selection.rows) calls.push_back(audit.plan().requests[row].call);
-  return run_plan(calls, store, scheduler_options(audit.spec(), audit.options), cancel, hooks);
+  SchedulerOptions options = scheduler_options(audit.spec(), audit.options);
+  // A spec that declares its truth gets answers that claim nothing: its scores come from
+  // the declaration (the judge phase), not from anything in the text.
+  if (audit.spec().simulate)
+    options.offline_replies = [](const std::string&, const std::string& model, const std::string* system,
+                                 const std::string& user) { return placeholder_answer(model, system, user); };
+  return run_plan(calls, store, options, cancel, hooks);
 }
 
 }  // namespace mirac

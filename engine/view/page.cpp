@@ -58,7 +58,7 @@ h3 { font-size: 13px; margin: 10px 0 4px; color: var(--muted); }
 </style>
 </head>
 <body>
-<div id="simulated-banner" role="alert" class="hidden">Simulated answers: mirac's offline provider wrote every answer and its heuristic judge scored them. Nothing here is a finding about any real model.</div>
+<div id="simulated-banner" role="alert" class="hidden">Simulated answers: mirac's offline provider wrote every answer and its offline judge scored them. Nothing here is a finding about any real model.</div>
 <header>
   <h1 id="title">mirac view</h1>
   <span class="counts" id="counts"></span>

@@ -19,6 +19,9 @@ struct HttpRequest {
   double timeout_s = 600;           ///< whole transfer, like the SDKs' default
   double connect_timeout_s = 10;
   double first_byte_timeout_s = 0;  ///< no byte received for this long fails it; 0: off
+  /// The planned request's hash (ModelCall::hash). Never sent: an in-process transport (the
+  /// offline provider) may answer by it.
+  std::string request_hash = {};
 };
 
 /// Why a transfer produced no HTTP response. `none` means an HTTP status arrived.

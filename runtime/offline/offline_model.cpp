@@ -131,7 +131,7 @@ std::string offline_answer(const std::string& model, const std::string* system, 
   return out;
 }
 
-HttpResponse offline_respond(const HttpRequest& request) {
+HttpResponse offline_respond(const HttpRequest& request, const OfflineReplies& replies) {
   HttpResponse r;
   nlohmann::json body = nlohmann::json::parse(request.body, nullptr, false);
   if (body.is_discarded() || !body.contains("messages") || !body["messages"].is_array()) {
@@ -149,8 +149,11 @@ HttpResponse offline_respond(const HttpRequest& request) {
     if (role == "system" || role == "developer") system = content, has_system = true;
     if (role == "user") user = content;
   }
-  std::string text = model.find("judge") != std::string::npos ? offline_judgment(system, user)
-                                                              : offline_answer(model, has_system ? &system : nullptr, user);
+  std::optional<std::string> declared;
+  if (replies) declared = replies(request.request_hash, model, has_system ? &system : nullptr, user);
+  std::string text = declared                                   ? *declared
+                     : model.find("judge") != std::string::npos ? offline_judgment(system, user)
+                                                                : offline_answer(model, has_system ? &system : nullptr, user);
   auto tokens = [](const std::string& s) { return static_cast<long long>(s.size() / 4 + 1); };
   long long in = tokens(system) + tokens(user), out = tokens(text);
   nlohmann::json reply = {
@@ -169,7 +172,7 @@ HttpResponse offline_respond(const HttpRequest& request) {
 
 void OfflineRoutingClient::submit(std::uint64_t tag, HttpRequest request) {
   if (request.url.rfind(kOfflineScheme, 0) == 0) {
-    ready_.push_back({tag, offline_respond(request)});
+    ready_.push_back({tag, offline_respond(request, replies_)});
     return;
   }
   network_.submit(tag, std::move(request));

@@ -13,7 +13,9 @@
 // scheduler treat them exactly like a real provider's.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,8 +26,24 @@ namespace mirac {
 /// Base URLs with this prefix are answered in-process.
 inline constexpr const char* kOfflineScheme = "offline:";
 
+/// What the offline provider replies to one request instead of its heuristics: the text of
+/// the reply (an answer, or a judge's JSON), or nullopt for the heuristics. It is given the
+/// planned request's hash (HttpRequest::request_hash), the model string, the system prompt
+/// (null when there is none) and the user message. The engine supplies it when the spec
+/// declares what simulated scores should be (a `simulate` block); the runtime knows
+/// nothing of that.
+using OfflineReplies =
+    std::function<std::optional<std::string>(const std::string& request_hash, const std::string& model,
+                                             const std::string* system, const std::string& user)>;
+
 /// The HTTP response the offline provider gives to an OpenAI Chat Completions request.
-HttpResponse offline_respond(const HttpRequest& request);
+HttpResponse offline_respond(const HttpRequest& request, const OfflineReplies& replies = {});
+
+/// An answer that claims nothing: one sentence in the prompt's own script (Chinese,
+/// Japanese, Korean, Cyrillic, Arabic, ..., else English) saying that no model was asked,
+/// then the model and a digest of the system prompt, so that two models' or arms' answers to
+/// one prompt differ and are judged apart.
+std::string placeholder_answer(const std::string& model, const std::string* system, const std::string& user);
 
 /// The simulated answer for one prompt (exposed for tests).
 std::string offline_answer(const std::string& model, const std::string* system, const std::string& user);
@@ -35,7 +53,8 @@ std::string offline_judgment(const std::string& system, const std::string& user)
 /// Routes `offline:` URLs to offline_respond() and everything else to `network`.
 class OfflineRoutingClient : public HttpClient {
  public:
-  explicit OfflineRoutingClient(HttpClient& network) : network_(network) {}
+  explicit OfflineRoutingClient(HttpClient& network, OfflineReplies replies = {})
+      : network_(network), replies_(std::move(replies)) {}
   void submit(std::uint64_t tag, HttpRequest request) override;
   std::vector<HttpCompletion> poll(double max_wait_s) override;
   std::size_t in_flight() const override { return ready_.size() + network_.in_flight(); }
@@ -43,6 +62,7 @@ class OfflineRoutingClient : public HttpClient {
 
  private:
   HttpClient& network_;
+  OfflineReplies replies_;
   std::vector<HttpCompletion> ready_;
 };
 

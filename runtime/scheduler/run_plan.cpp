@@ -31,7 +31,7 @@ RunSummary run_plan(const std::vector<ModelCall>& calls, Store& store, const Sch
   for (const char* var : {"NO_PROXY", "no_proxy"})
     if (auto v = env.get(var)) curl.no_proxy += "," + *v;
   CurlMultiClient network(curl);
-  OfflineRoutingClient http(network);  // the built-in `offline` provider never touches the network
+  OfflineRoutingClient http(network, options.offline_replies);  // the built-in `offline` provider never touches the network
   SystemClock clock;
   SeededRandom random(jitter_seed);
   SchedulerContext ctx{clock, random, env, cancel, hooks.on_progress, hooks.log};

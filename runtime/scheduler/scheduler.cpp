@@ -264,7 +264,7 @@ void Run::send(std::size_t idx, double now) {
   }
   // Headers are rebuilt per attempt so the key lives only in the request in flight.
   HttpRequest r{it.url, request_headers(it.call->protocol, it.key ? *it.key : ""), it.body,
-                p.timeouts.total_s, p.timeouts.connect_s, p.timeouts.first_byte_s};
+                p.timeouts.total_s, p.timeouts.connect_s, p.timeouts.first_byte_s, it.call->hash};
   if (++it.attempts == 1) {
     ++sum_.sent;
     it.first_sent = now;

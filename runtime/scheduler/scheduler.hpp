@@ -12,6 +12,7 @@
 
 #include "runtime/http/http_client.hpp"
 #include "runtime/model_call.hpp"
+#include "runtime/offline/offline_model.hpp"
 #include "runtime/providers/environment.hpp"
 #include "runtime/scheduler/clock.hpp"
 #include "runtime/scheduler/pacing.hpp"
@@ -47,6 +48,9 @@ struct SchedulerOptions {
   long long default_max_output_tokens = 1024;  ///< estimate when a call sets no max_tokens
   double cancel_grace_s = 10;        ///< after cancellation, wait this long for in-flight answers
   double progress_interval_s = 1;
+  /// Replies of the built-in offline provider that the spec declares (offline_model.hpp);
+  /// empty: its heuristics. Only `offline:` requests see it.
+  OfflineReplies offline_replies;
 };
 
 struct Progress {
