@@ -50,6 +50,7 @@ struct NumberLit {
 struct StringLit {
   std::string value;  ///< escapes decoded; placeholders `{...}` are kept verbatim
   bool multiline = false;
+  bool bare = false;  ///< a seed id written as a bare word (`seed s1`), printed back so by fmt
 };
 struct BoolLit {
   bool value = false;

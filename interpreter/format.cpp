@@ -80,6 +80,7 @@ std::optional<std::string> long_string(const std::string& value, int indent) {
 }
 
 std::string string_lit(const ast::StringLit& s, int indent) {
+  if (s.bare) return s.value;
   if (s.multiline) {
     if (auto block = long_string(s.value, indent)) return *block;
   }
@@ -198,10 +199,14 @@ class Printer {
     out_ += text;
     out_ += '\n';
   }
-  // Emits the comments that start before `byte`, each on its own line.
+  // Emits the comments that start before `byte`, each on its own line; a blank line between
+  // two of them (two paragraphs of comments) stays.
   void flush(std::size_t byte) {
     const auto& cs = module_.comments;
-    while (next_comment_ < cs.size() && cs[next_comment_].range.begin.byte < byte) line(cs[next_comment_++].text);
+    for (bool first = true; next_comment_ < cs.size() && cs[next_comment_].range.begin.byte < byte; first = false) {
+      if (!first && cs[next_comment_].range.begin.line > cs[next_comment_ - 1].range.end.line + 1) out_ += '\n';
+      line(cs[next_comment_++].text);
+    }
   }
   void flush_at(const SourceRange& r) { flush(r.begin.byte); }
   bool has_comments(const SourceRange& r) const {

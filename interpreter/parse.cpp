@@ -187,7 +187,7 @@ class Builder {
     if (c.is_type<g::ident>()) {  // a bare word is a string id
       ast::Expr e;
       e.range = range(c);
-      e.node = ast::StringLit{text(c), false};
+      e.node = ast::StringLit{text(c), false, true};
       return e;
     }
     return expr(c);
