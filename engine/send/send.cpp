@@ -86,10 +86,8 @@ Outcome check_judges_ready(const Audit& audit) {
   }
   if (!audit.options.budget_usd) return {};
   const SchedulerOptions options = scheduler_options(spec, audit.options);
-  if (auto unpriced = unpriced_models(probes, options.prices); !unpriced.empty())
-    return Outcome::fail(kRunError, fmt::format("mirac: a budget needs a price for every judge too; no price for: {}. "
-                                                "Nothing was sent.",
-                                                fmt::join(unpriced, ", ")));
+  if (std::string why = unpriced_message("a budget needs a price for every judge too", probes, options.prices); !why.empty())
+    return Outcome::fail(kRunError, "mirac: " + why);
   return {};
 }
 

@@ -4,6 +4,8 @@
 
 #include <set>
 
+#include <fmt/format.h>
+
 namespace mirac {
 
 std::pair<double, double> estimate_tokens(const ModelCall& call, long long default_max_output) {
@@ -22,6 +24,27 @@ std::vector<std::string> unpriced_models(const std::vector<ModelCall>& calls,
   for (const auto& c : calls)
     if (!c.key_env.empty() && !prices.count(c.model) && (!include || include(c))) out.insert(c.model);
   return {out.begin(), out.end()};
+}
+
+std::string unpriced_message(const std::string& need, const std::vector<ModelCall>& calls,
+                             const std::map<std::string, ModelPrice>& prices,
+                             const std::function<bool(const ModelCall&)>& include) {
+  std::map<std::string, std::set<std::string>> by_provider;  // provider -> unpriced model strings
+  for (const auto& c : calls)
+    if (!c.key_env.empty() && !prices.count(c.model) && (!include || include(c))) by_provider[c.provider].insert(c.model);
+  if (by_provider.empty()) return "";
+  std::string models, declarations;
+  for (const auto& [provider, strings] : by_provider) {
+    std::string entries;
+    for (const auto& m : strings) {
+      models += (models.empty() ? "" : ", ") + m;
+      entries += fmt::format(" \"{}\" {{ input USD output USD }}", m);
+    }
+    declarations += fmt::format("\n  prices {} {{{} }}", provider, entries);
+  }
+  return fmt::format("{}; no price for: {}. Give one in the spec, in USD per million tokens (docs/providers.md, "
+                     "\"Prices\"):{}\nNothing was sent.",
+                     need, models, declarations);
 }
 
 }  // namespace mirac

@@ -151,11 +151,8 @@ bool Run::prepare() {
     return false;
   }
   if (opt_.budget_usd) {
-    if (auto unpriced = unpriced_models(calls_, opt_.prices, to_send); !unpriced.empty()) {
-      std::string list;
-      for (const auto& m : unpriced) list += (list.empty() ? "" : ", ") + m;
-      sum_.fatal_error = fmt::format(
-          "a budget needs a price for every model; no price for: {}. Nothing was sent.", list);
+    if (std::string why = unpriced_message("a budget needs a price for every model", calls_, opt_.prices, to_send); !why.empty()) {
+      sum_.fatal_error = why;
       return false;
     }
   }

@@ -113,4 +113,11 @@ std::vector<std::string> unpriced_models(const std::vector<ModelCall>& calls,
                                          const std::map<std::string, ModelPrice>& prices,
                                          const std::function<bool(const ModelCall&)>& include = {});
 
+/// Why a budget cannot be kept, or "" when every paid call in `calls` has a price: `need`
+/// ("a budget needs a price for every model"), the unpriced model strings, a `prices`
+/// declaration to fill in and copy into the spec for each provider, "Nothing was sent."
+std::string unpriced_message(const std::string& need, const std::vector<ModelCall>& calls,
+                             const std::map<std::string, ModelPrice>& prices,
+                             const std::function<bool(const ModelCall&)>& include = {});
+
 }  // namespace mirac

@@ -125,7 +125,9 @@ judge grader = openai("gpt-unpriced") { rubric mira }
 )");
   auto run = mirac::test::invoke({"run", spec, "--store", tmp.path("run"), "--budget", "1"});
   CHECK(run.code == 4);
-  CHECK(run.err.find("a budget needs a price for every judge too; no price for: gpt-unpriced. Nothing was sent.") !=
+  CHECK(run.err.find("a budget needs a price for every judge too; no price for: gpt-unpriced. Give one in the spec, "
+                     "in USD per million tokens (docs/providers.md, \"Prices\"):\n"
+                     "  prices openai { \"gpt-unpriced\" { input USD output USD } }\nNothing was sent.") !=
         std::string::npos);
   CHECK_FALSE(std::filesystem::exists(tmp.path("run")));
 }
