@@ -50,6 +50,14 @@ void add_store(CLI::App* cmd, AuditOptions& o, const std::string& offline_help) 
 
 void add_only(CLI::App* cmd, AuditOptions& o, const std::string& help) { cmd->add_option("--only", o.only, help); }
 
+void add_sample(CLI::App* cmd, AuditOptions& o) {
+  cmd->add_option("--sample", o.sample, "a pilot of N requests spread evenly over the strata of --stratify");
+  cmd->add_option("--stratify", o.stratify,
+                  "strata of --sample: factors, model, arm, seed, seed.FIELD, e.g. language,hls (default: every "
+                  "factor, model and arm)");
+  cmd->add_option("--sample-seed", o.sample_seed, "which pilot --sample picks (default 1)");
+}
+
 int print_compiled(const Audit& audit, std::ostream& err) {
   audit.diagnostics().print(err, audit.sources());
   return audit.ok() ? kOk : kSpecError;

@@ -42,6 +42,8 @@ void add_data(CLI::App* cmd, AuditOptions& o);
 /// --store DIR and --offline (`offline_help` says what --offline means to this command).
 void add_store(CLI::App* cmd, AuditOptions& o, const std::string& offline_help);
 void add_only(CLI::App* cmd, AuditOptions& o, const std::string& help);
+/// `--sample N`, `--stratify KEYS`, `--sample-seed S`: a balanced, seeded pilot.
+void add_sample(CLI::App* cmd, AuditOptions& o);
 
 /// Prints the compile's diagnostics; the exit status they imply (kOk or kSpecError).
 int print_compiled(const Audit& audit, std::ostream& err);

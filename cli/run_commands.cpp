@@ -95,7 +95,8 @@ void add_run_commands(Commands& commands) {
   run->add_option("--repairs", r->audit.repairs, "ask a judge again this often when its reply breaks the rubric (default 2)");
   run->add_option("--out", r->audit.out_dir, "results directory (default: <run dir>/results)");
   add_only(run, r->audit, "only requests matching key=value,... (factors, model, arm, seed)");
-  run->add_option("--limit", r->audit.limit, "send at most N requests (a pilot)");
+  run->add_option("--limit", r->audit.limit, "send at most N requests, the first in plan order");
+  add_sample(run, r->audit);
   run->add_option("--concurrency", r->audit.concurrency, "requests in flight per provider (overrides the provider's setting)");
   run->add_option("--timeout", r->audit.timeout_s, "seconds one attempt may take in all (overrides each provider's timeout)")
       ->check(CLI::PositiveNumber);

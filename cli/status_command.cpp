@@ -60,9 +60,14 @@ int print_status(const AuditOptions& o, bool json, std::ostream& out, std::ostre
     out << status_json(audit, status).dump(2) << '\n';
     return kOk;
   }
-  const std::string selection = o.only.empty() ? fmt::format("{} requests", status.requests)
-                                               : fmt::format("{} of {} requests (--only {})", status.requests,
-                                                             status.plan_requests, o.only);
+  std::string chosen_by;
+  if (!o.only.empty()) chosen_by = "--only " + o.only;
+  if (o.sample > 0)
+    chosen_by += fmt::format("{}--sample {}{}", chosen_by.empty() ? "" : ", ", o.sample,
+                             o.stratify.empty() ? "" : " --stratify " + o.stratify);
+  const std::string selection = chosen_by.empty() ? fmt::format("{} requests", status.requests)
+                                                  : fmt::format("{} of {} requests ({})", status.requests,
+                                                                status.plan_requests, chosen_by);
   out << fmt::format("status {}: {}, store {}{}\n", audit.spec().name, selection, audit.run_dir.string(),
                      status.store_exists ? "" : " (nothing run yet)");
   print_counts(audit.spec(), status, out);
@@ -93,6 +98,7 @@ void add_status_command(Commands& commands) {
   add_data(status, o->audit);
   add_store(status, o->audit, "use the built-in offline provider for every model and judge (no keys, no network)");
   add_only(status, o->audit, "only requests matching key=value,... (factors, model, arm, seed)");
+  add_sample(status, o->audit);
   status->add_flag("--json", o->json, "print the counts as JSON");
 }
 

@@ -1,9 +1,14 @@
 #include "engine/selection.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <map>
+#include <random>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include "interpreter/diagnostics.hpp"
 
 namespace mirac {
 
@@ -48,6 +53,98 @@ bool parse_only(const std::string& text, const Spec& spec, bool with_model_arm, 
   return true;
 }
 
+namespace {
+
+// What a stratum key reads from a request: a factor's level, the model, the arm, the seed
+// or a seed field. Empty `error` when `key` names one of them.
+std::function<std::string(const RequestRow&)> stratum_reader(const Spec& spec, const Plan& plan, const std::string& key,
+                                                             std::string& error) {
+  auto prompt = [&plan](const RequestRow& r) -> const PromptRow& { return plan.prompts[r.prompt]; };
+  if (int f = spec.factor_index(key); f >= 0)
+    return [&spec, prompt, f](const RequestRow& r) {
+      const auto& factor = spec.factors[static_cast<std::size_t>(f)];
+      return factor.levels[static_cast<std::size_t>(prompt(r).levels[static_cast<std::size_t>(f)])].name.name;
+    };
+  if (key == "model") return [&spec](const RequestRow& r) { return spec.models[static_cast<std::size_t>(r.model)].name; };
+  if (key == "arm") return [&spec](const RequestRow& r) { return spec.arms[static_cast<std::size_t>(r.arm)].name; };
+  if (key == "seed") return [prompt](const RequestRow& r) { return prompt(r).seed; };
+  if (key.rfind("seed.", 0) == 0) {
+    const std::string field = key.substr(5);
+    for (const auto& f : spec.seed_fields)
+      if (f.name == field && f.index_factor < 0)
+        return [&spec, prompt, field](const RequestRow& r) {
+          const Seed* seed = spec.find_seed(prompt(r).seed);
+          if (!seed) return std::string();
+          auto v = seed->fields.find(field);
+          return v == seed->fields.end() ? std::string() : v->second;
+        };
+  }
+  std::vector<std::string> keys = {"model", "arm", "seed"};
+  for (const auto& f : spec.factors) keys.push_back(f.name);
+  for (const auto& f : spec.seed_fields)
+    if (f.index_factor < 0) keys.push_back("seed." + f.name);
+  error = with_suggestion(fmt::format("--stratify: '{}' is neither a factor nor model, arm, seed or a seed field", key),
+                          key, keys);
+  return {};
+}
+
+// A uniform index below n from a 64-bit generator whose output the C++ standard fixes
+// (std::shuffle's algorithm is the library's own), so a pilot is the same everywhere.
+std::size_t below(std::mt19937_64& rng, std::size_t n) { return static_cast<std::size_t>(rng() % n); }
+
+template <typename T>
+void seeded_shuffle(std::vector<T>& v, std::mt19937_64& rng) {
+  for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[below(rng, i)]);
+}
+
+}  // namespace
+
+Outcome sample_strata(const Audit& audit, std::vector<std::size_t>& rows) {
+  const Spec& spec = audit.spec();
+  const Plan& plan = audit.plan();
+  std::vector<std::string> keys;
+  for (std::size_t start = 0; start < audit.options.stratify.size();) {
+    std::size_t comma = audit.options.stratify.find(',', start);
+    std::string key = audit.options.stratify.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    start = comma == std::string::npos ? audit.options.stratify.size() : comma + 1;
+    if (!key.empty()) keys.push_back(key);
+  }
+  if (keys.empty()) {
+    for (const auto& f : spec.factors) keys.push_back(f.name);
+    keys.insert(keys.end(), {"model", "arm"});
+  }
+  std::vector<std::function<std::string(const RequestRow&)>> readers;
+  for (const auto& key : keys) {
+    std::string error;
+    readers.push_back(stratum_reader(spec, plan, key, error));
+    if (!error.empty()) return Outcome::fail(kUsageError, "mirac: " + error);
+  }
+  if (audit.options.sample >= rows.size()) return {};
+  // The strata, in the order of their keys' values; each one's rows in a seeded order.
+  std::map<std::vector<std::string>, std::vector<std::size_t>> strata;
+  for (std::size_t row : rows) {
+    std::vector<std::string> values;
+    for (const auto& read : readers) values.push_back(read(plan.requests[row]));
+    strata[values].push_back(row);
+  }
+  std::mt19937_64 rng(audit.options.sample_seed);
+  std::vector<std::vector<std::size_t>*> order;
+  for (auto& [values, members] : strata) {
+    seeded_shuffle(members, rng);
+    order.push_back(&members);
+  }
+  seeded_shuffle(order, rng);  // which strata get one more when the sample does not divide evenly
+  // Deal one request per stratum per round until the sample is full: as even as the strata's
+  // sizes allow, small strata giving all they have.
+  std::vector<std::size_t> picked;
+  for (std::size_t round = 0; picked.size() < audit.options.sample; ++round)
+    for (auto* members : order)
+      if (round < members->size() && picked.size() < audit.options.sample) picked.push_back((*members)[round]);
+  std::sort(picked.begin(), picked.end());
+  rows = std::move(picked);
+  return {};
+}
+
 Outcome select_requests(const Audit& audit, Selection& selection) {
   const Spec& spec = audit.spec();
   const Plan& plan = audit.plan();
@@ -63,8 +160,11 @@ Outcome select_requests(const Audit& audit, Selection& selection) {
       keep = only.keeps(spec.factors[f].name, spec.factors[f].levels[static_cast<std::size_t>(p.levels[f])].name.name);
     if (!keep) continue;
     selection.rows.push_back(i);
-    if (audit.options.limit > 0 && selection.rows.size() >= audit.options.limit) break;
   }
+  if (audit.options.sample > 0) {
+    if (Outcome o = sample_strata(audit, selection.rows); !o.ok()) return o;
+  }
+  if (audit.options.limit > 0 && selection.rows.size() > audit.options.limit) selection.rows.resize(audit.options.limit);
   return {};
 }
 

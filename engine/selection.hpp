@@ -29,8 +29,14 @@ struct Selection {
   std::vector<std::size_t> rows;  ///< indices into plan.requests
 };
 
-/// The requests `audit.options.only` keeps, at most `options.limit` of them (0: all). A
-/// filter naming no factor, model, arm or level of the spec is a usage error.
+/// The requests `audit.options.only` keeps; with `sample`, that many of them spread evenly
+/// over the strata of `stratify` (factors, model, arm, seed, seed.FIELD), a seeded random
+/// pick within each, so the same options always give the same pilot; at most `limit` of
+/// them (0: all). A filter or key naming nothing of the spec is a usage error.
 Outcome select_requests(const Audit& audit, Selection& selection);
+
+/// `--sample`: keeps `audit.options.sample` of `rows` (plan indices, in plan order), spread
+/// over the strata of `audit.options.stratify`; rows stay in plan order.
+Outcome sample_strata(const Audit& audit, std::vector<std::size_t>& rows);
 
 }  // namespace mirac

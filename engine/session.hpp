@@ -35,6 +35,11 @@ struct AuditOptions {
   // Which requests.
   std::string only;       ///< key=value,... over factors, model, arm and seed
   std::size_t limit = 0;  ///< at most this many requests (0: all)
+  /// A pilot of this many requests (0: none), spread evenly over the strata of `stratify`
+  /// and picked at random (seeded by `sample_seed`) within each; docs/cli.md, `--sample`.
+  std::size_t sample = 0;
+  std::string stratify;           ///< keys separated by commas; empty: every factor, model and arm
+  std::uint64_t sample_seed = 1;
   // Sending and judging.
   int concurrency = 0;    ///< requests in flight per provider; 0: the provider's setting
   std::optional<double> budget_usd;  ///< spend cap for the whole run (answers and judging)
