@@ -2,7 +2,7 @@
 // judgments): the time to build the index the server answers from, the first page, and
 // typical filters and pair queries, each the median of repeated runs. Run from the source
 // root after `build/mirac run specs/mira.audit --offline`:
-//   cmake --build build --target bench_view_mira && build/bench/bench_view_mira [STORE_DIR]
+//   cmake --build build --target bench_view_mira && build/bench/bench_view_mira [STORE_DIR [SPEC]]
 // Prints timings only; nothing is asserted (docs/performance.md records the figures).
 #include <sys/resource.h>
 
@@ -42,7 +42,7 @@ double median_ms(int runs, const std::function<void()>& work) {
 
 int main(int argc, char** argv) {
   mirac::AuditOptions options;
-  options.spec = "specs/mira.audit";
+  options.spec = argc > 2 ? argv[2] : "specs/mira.audit";
   options.offline = true;
   options.store = argc > 1 ? argv[1] : "runs/mira.offline";
   if (!std::filesystem::exists(std::filesystem::path(options.store) / "store.sqlite")) {
@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
   auto t0 = std::chrono::steady_clock::now();
   mirac::Audit audit = mirac::open_audit(options);
   if (!audit.compilation || !audit.compilation->ok()) {
-    std::cerr << "bench_view_mira: specs/mira.audit does not compile\n";
+    std::cerr << "bench_view_mira: " << options.spec.string() << " does not compile\n";
     return 1;
   }
   const double compile_s = seconds_since(t0);
