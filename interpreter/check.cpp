@@ -379,8 +379,18 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
       diags.error(p->name.range, fmt::format("provider '{}' has an unknown protocol '{}'; expected openai_chat or "
                                              "anthropic_messages", p->name.name, provider.protocol));
     }
-    if (s.contains("base_url") && s["base_url"].is_string()) provider.base_url = s["base_url"];
-    else diags.error(p->name.range, fmt::format("provider '{}' needs a base_url", p->name.name));
+    if (s.contains("base_url") && s["base_url"].is_string()) {
+      provider.base_url = s["base_url"];
+    } else if (s.contains("base_url") && s["base_url"].is_array()) {
+      for (const auto& u : s["base_url"])
+        if (u.is_string() && !u.get<std::string>().empty()) provider.endpoints.push_back(u);
+      if (provider.endpoints.empty() || provider.endpoints.size() != s["base_url"].size())
+        diags.error(p->name.range, fmt::format("provider '{}': base_url is a URL or a list of URLs, each a non-empty "
+                                               "string", p->name.name));
+      else provider.base_url = provider.endpoints.front();
+    } else {
+      diags.error(p->name.range, fmt::format("provider '{}' needs a base_url", p->name.name));
+    }
     if (s.contains("key_env") && s["key_env"].is_string()) provider.key_env = s["key_env"];
     if (s.contains("structured_output") && !s["structured_output"].is_boolean())
       diags.error(p->name.range, fmt::format("provider '{}': structured_output is true (the server enforces a JSON "

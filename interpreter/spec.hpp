@@ -77,6 +77,9 @@ struct Provider {
   /// over those of its modules, which win over the stdlib's).
   std::map<std::string, Price> prices;
   SourceRange range;
+  /// `base_url ["http://a:8080/v1", "http://b:8080/v1"]`: several endpoints serving the same
+  /// models, requests spread between them (docs/providers.md); `base_url` is the first.
+  std::vector<std::string> endpoints = {};
 };
 
 struct Model {

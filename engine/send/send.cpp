@@ -33,6 +33,7 @@ SchedulerOptions scheduler_options(const Spec& spec, const AuditOptions& o) {
     if (cfg.contains("max_attempts") && cfg["max_attempts"].is_number_integer() && cfg["max_attempts"].get<int>() > 0)
       retry.max_attempts = cfg["max_attempts"].get<int>();
     s.provider_retry[name] = retry;
+    if (provider.endpoints.size() > 1) s.provider_endpoints[name] = provider.endpoints;
   }
   // Providers a plan reaches without a declaration (none today) still honour --timeout.
   if (o.timeout_s > 0) s.timeouts.total_s = o.timeout_s;

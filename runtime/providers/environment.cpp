@@ -28,8 +28,26 @@ std::string base_url_variable(const std::string& provider) {
   return v + "_BASE_URL";
 }
 
+std::vector<std::string> split_base_urls(const std::string& value) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= value.size()) {
+    std::size_t comma = value.find(',', start);
+    std::string url = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const auto first = url.find_first_not_of(" \t"), last = url.find_last_not_of(" \t");
+    if (first != std::string::npos) out.push_back(url.substr(first, last - first + 1));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
 std::string effective_base_url(const ModelCall& call, const Environment& env) {
-  if (auto v = env.get(base_url_variable(call.provider))) return *v;
+  // With several endpoints in the variable, the first stands for them where one is needed.
+  if (auto v = env.get(base_url_variable(call.provider))) {
+    auto urls = split_base_urls(*v);
+    return urls.empty() ? *v : urls.front();
+  }
   return call.base_url;
 }
 

@@ -39,6 +39,10 @@ class MapEnvironment final : public Environment {
 /// "<PROVIDER>_BASE_URL": provider name upper-cased, other characters as '_'.
 std::string base_url_variable(const std::string& provider);
 
+/// The base URLs of `<PROVIDER>_BASE_URL`'s value: one, or several separated by commas
+/// (a provider's endpoints); blanks around each are dropped.
+std::vector<std::string> split_base_urls(const std::string& value);
+
 /// ModelCall.base_url unless <PROVIDER>_BASE_URL overrides it.
 std::string effective_base_url(const ModelCall& call, const Environment& env);
 

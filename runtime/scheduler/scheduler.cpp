@@ -3,7 +3,9 @@
 // stop. Every answer is committed before the loop moves on.
 #include "runtime/scheduler/scheduler.hpp"
 
+#include "runtime/providers/environment.hpp"
 #include "runtime/providers/server_checks.hpp"
+#include "runtime/scheduler/endpoints.hpp"
 #include "runtime/scheduler/run_plan.hpp"
 #include "runtime/store/journal.hpp"
 
@@ -28,6 +30,7 @@ struct Item {
   const ModelCall* call = nullptr;
   std::size_t provider = 0;
   std::string base_url;
+  std::size_t endpoint = 0;  // of the provider's Endpoints, for the attempt in flight
   const std::string* key = nullptr;
   double est_in = 0, est_out = 0, est_cost = 0;
   ModelPrice price;
@@ -49,6 +52,7 @@ struct ProviderState {
   double paused_total_s = 0;
   std::deque<std::size_t> queue;
   std::multimap<double, std::size_t> retry;  // ready time -> item
+  std::shared_ptr<Endpoints> endpoints;      // several base URLs; null for one
   int in_flight = 0;
   bool stopped = false;
 };
@@ -176,6 +180,10 @@ bool Run::prepare() {
       p.retry_policy = retry != opt_.provider_retry.end() ? retry->second : opt_.retry;
       auto timeouts = opt_.provider_timeouts.find(call.provider);
       p.timeouts = timeouts != opt_.provider_timeouts.end() ? timeouts->second : opt_.timeouts;
+      std::vector<std::string> urls = split_base_urls(ctx_.env.get(base_url_variable(call.provider)).value_or(""));
+      if (auto e = opt_.provider_endpoints.find(call.provider); urls.empty() && e != opt_.provider_endpoints.end())
+        urls = e->second;
+      if (urls.size() > 1) p.endpoints = std::make_shared<Endpoints>(urls);
       providers_.push_back(std::move(p));
     }
     Item it;
@@ -259,8 +267,13 @@ void Run::send(std::size_t idx, double now) {
     for (const auto& n : req.notes)
       if (notes_seen_.insert(it.call->model + ": " + n).second) log(it.call->model + ": " + n);
   }
+  std::string url = it.url;
+  if (p.endpoints) {
+    it.endpoint = p.endpoints->take(now);
+    url = endpoint_url(it.call->protocol, p.endpoints->base_url(it.endpoint));
+  }
   // Headers are rebuilt per attempt so the key lives only in the request in flight.
-  HttpRequest r{it.url, request_headers(it.call->protocol, it.key ? *it.key : ""), it.body,
+  HttpRequest r{url, request_headers(it.call->protocol, it.key ? *it.key : ""), it.body,
                 p.timeouts.total_s, p.timeouts.connect_s, p.timeouts.first_byte_s, it.call->hash};
   if (++it.attempts == 1) {
     ++sum_.sent;
@@ -284,6 +297,13 @@ void Run::handle(const HttpCompletion& c) {
   reserved_ -= it.est_cost;
   const HttpResponse& r = c.response;
   double now = ctx_.clock.now(), wall = ctx_.clock.wall();
+  if (p.endpoints) {
+    const bool failed = (r.error != TransportError::none && r.error != TransportError::aborted) || r.status >= 500;
+    if (double out = p.endpoints->done(it.endpoint, !failed, now); out > 0)
+      log(fmt::format("{}: endpoint {} out of service for {:.0f} s ({}); the others take its requests", p.name,
+                      p.endpoints->base_url(it.endpoint), out,
+                      r.error != TransportError::none ? "no answer" : fmt::format("HTTP {}", r.status)));
+  }
   AttemptRecord a;
   a.hash = it.call->hash;
   a.attempt = it.attempts;

@@ -42,6 +42,9 @@ struct SchedulerOptions {
   std::map<std::string, RetryPolicy> provider_retry;      ///< by provider name, else `retry`
   RetryPolicy retry;
   std::map<std::string, ProviderTimeouts> provider_timeouts;  ///< by provider name, else `timeouts`
+  /// Providers served by several base URLs, by provider name (runtime/scheduler/endpoints.hpp).
+  /// `<PROVIDER>_BASE_URL` with URLs separated by commas overrides it.
+  std::map<std::string, std::vector<std::string>> provider_endpoints;
   ProviderTimeouts timeouts;
   std::optional<double> budget_usd;  ///< spend cap for this run
   std::map<std::string, ModelPrice> prices;  ///< by model string; needed for every paid model when budget_usd is set

@@ -108,6 +108,41 @@ TEST_CASE("mirac run stores every answer once; a rerun sends nothing") {
   server.stop();
 }
 
+TEST_CASE("two replicas of a server share a run; a dead endpoint is taken out and the other serves") {
+  Scratch scratch("endpoints");
+  // The endpoints in the spec: two live replicas.
+  mirac::fake::FakeServerOptions options;
+  options.openai_key = "sk-test-e2e-secret";
+  options.latency_s = 0.05;
+  mirac::fake::FakeServer one(options), two(options);
+  std::string error;
+  REQUIRE(one.start(error));
+  REQUIRE(two.start(error));
+  std::string text = spec_text(10);
+  text.replace(text.find("use stdlib.providers\n"), 21,
+               "provider farm {\n  protocol openai_chat\n  base_url [\"" + one.base_url() + "\", \"" + two.base_url() +
+                   "\"]\n  key_env \"OPENAI_API_KEY\"\n  concurrency 4\n}\n");
+  text.replace(text.find("openai(\"gpt-test\")"), 19, "farm(\"gpt-test\")");
+  std::ofstream(scratch.dir / "farm.audit") << text;
+  std::string output;
+  const std::string spec = (scratch.dir / "farm.audit").string();
+  CHECK(run_mirac({"run", spec, "--store", (scratch.dir / "farm").string()}, "", &output) == 0);
+  INFO(output);
+  CHECK(one.stats().answered + two.stats().answered == 20);
+  CHECK(one.stats().answered >= 5);
+  CHECK(two.stats().answered >= 5);
+
+  // OPENAI_BASE_URL listing a live server and one nobody listens on.
+  std::ofstream(scratch.dir / "e2e.audit") << spec_text(10);
+  const std::string dead = "http://127.0.0.1:9/v1";
+  CHECK(run_mirac({"run", (scratch.dir / "e2e.audit").string(), "--store", (scratch.dir / "store").string()},
+                  one.base_url() + "," + dead, &output) == 0);
+  CHECK(output.find("openai: endpoint " + dead + " out of service for 10 s (no answer)") != std::string::npos);
+  CHECK(one.stats().answered == 20 + 20 - two.stats().answered);
+  one.stop();
+  two.stop();
+}
+
 TEST_CASE("a run killed with SIGKILL loses no stored answer and the rerun sends only what is missing") {
   Scratch scratch("kill");
   const int seeds = 60, total = 2 * seeds, concurrency = 4;

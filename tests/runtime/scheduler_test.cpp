@@ -3,7 +3,11 @@
 // are fake-clock values, never measured durations.
 #include <doctest/doctest.h>
 
+#include <map>
+#include <set>
+
 #include "fake_http.hpp"
+#include "runtime/providers/environment.hpp"
 #include "runtime/scheduler/scheduler.hpp"
 
 using namespace mirac;
@@ -314,4 +318,79 @@ TEST_CASE("scheduler: with requests in flight, the budget waits for their real c
   CHECK(http.max_in_flight == 2);
   CHECK(s.stored == 4);  // as many as sequential sending allows
   CHECK(s.spend_usd <= 0.2);
+}
+
+TEST_CASE("scheduler: a provider with several endpoints spreads requests by in-flight count") {
+  Fixture f;
+  f.options.provider_limits["openai"] = {4, 0, 0};
+  f.options.provider_endpoints["openai"] = {"http://a:8080/v1", "http://b:8080/v1"};
+  FakeHttp http(f.clock, [](const HttpRequest&, int) { return ok_openai(); }, 1.0);
+  auto s = f.run(calls(20), http);
+  CHECK(s.stored == 20);
+  std::map<std::string, int> by_url;
+  for (const auto& sent : http.sends) ++by_url[sent.request.url];
+  CHECK(by_url["http://a:8080/v1/chat/completions"] == 10);
+  CHECK(by_url["http://b:8080/v1/chat/completions"] == 10);
+}
+
+TEST_CASE("scheduler: a failing endpoint is taken out and the others serve; it is tried again later") {
+  Fixture f;
+  f.options.provider_limits["openai"] = {2, 0, 0};
+  f.options.provider_endpoints["openai"] = {"http://a:8080/v1", "http://b:8080/v1"};
+  bool b_down = true;
+  FakeHttp http(f.clock, [&b_down](const HttpRequest& r, int) {
+    if (b_down && r.url.rfind("http://b", 0) == 0) {
+      HttpResponse down;
+      down.error = TransportError::connect;
+      return down;
+    }
+    return ok_openai();
+  }, 1.0);
+  auto s = f.run(calls(30), http);
+  CHECK(s.stored == 30);
+  CHECK(s.failed == 0);
+  int to_b = 0;
+  for (const auto& sent : http.sends) to_b += sent.request.url.rfind("http://b", 0) == 0;
+  // b fails its first request and is out for 10 s, then fails once more and is out for 20 s:
+  // 30 requests at 1 s each on two slots take ~15-30 s, so b sees very few of them.
+  CHECK(to_b >= 1);
+  CHECK(to_b <= 3);
+  bool logged = false;
+  for (const auto& l : f.logs) logged = logged || l.find("openai: endpoint http://b:8080/v1 out of service for 10 s") == 0;
+  CHECK(logged);
+
+  // Once b is back, its turn comes again after the time out.
+  Fixture g;
+  g.options.provider_limits["openai"] = {2, 0, 0};
+  g.options.provider_endpoints["openai"] = {"http://a:8080/v1", "http://b:8080/v1"};
+  int sends = 0;
+  FakeHttp flaky(g.clock, [&sends](const HttpRequest& r, int) {
+    ++sends;
+    if (sends <= 2 && r.url.rfind("http://b", 0) == 0) {
+      HttpResponse busy;
+      busy.status = 503;
+      busy.body = "{}";
+      return busy;
+    }
+    return ok_openai();
+  }, 1.0);
+  auto t = g.run(calls(60), flaky);
+  CHECK(t.stored == 60);
+  int late_b = 0;
+  for (const auto& sent : flaky.sends) late_b += sent.at > 12 && sent.request.url.rfind("http://b", 0) == 0;
+  CHECK(late_b > 5);
+}
+
+TEST_CASE("the base URL variable may list several endpoints") {
+  CHECK(split_base_urls("http://a/v1") == std::vector<std::string>{"http://a/v1"});
+  CHECK(split_base_urls(" http://a/v1 , http://b/v1,") == std::vector<std::string>{"http://a/v1", "http://b/v1"});
+  CHECK(split_base_urls("").empty());
+  Fixture f;
+  f.env.set("OPENAI_BASE_URL", "http://c/v1,http://d/v1");
+  f.options.provider_limits["openai"] = {2, 0, 0};
+  FakeHttp http(f.clock, [](const HttpRequest&, int) { return ok_openai(); }, 1.0);
+  CHECK(f.run(calls(4), http).stored == 4);
+  std::set<std::string> urls;
+  for (const auto& sent : http.sends) urls.insert(sent.request.url);
+  CHECK(urls == std::set<std::string>{"http://c/v1/chat/completions", "http://d/v1/chat/completions"});
 }
