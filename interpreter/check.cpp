@@ -585,6 +585,7 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
   for (auto [d, r] : all_of<ast::ReportDecl>(decls))
     if (report_names.add(r->name)) spec.reports.push_back(*r);
   check_analysis_blocks(spec, diags);
+  check_analysis_files(spec, sources, diags);
   check_criteria(spec, diags);
   const ast::Decl* first_simulate = nullptr;
   for (auto [d, sim] : all_of<ast::SimulateDecl>(decls)) {

@@ -28,8 +28,13 @@ void check_analysis_blocks(const Spec& spec, Diagnostics& diags);
 /// seed and checklist fields, dimensions). `no_scores` non-empty: reading a dimension is an
 /// error too, and `no_scores` says why.
 void check_row_condition(const Spec& spec, const ast::Expr& condition, const std::string& no_scores, Diagnostics& diags);
+/// Every bare name `e` reads (not fields: `a.D1` reads `a`), with where it is read.
+void names_read(const ast::Expr& e, std::vector<std::pair<std::string, SourceRange>>& out);
 /// The `simulate` block: its dimensions, constants and conditions.
 void check_simulate(const Spec& spec, Diagnostics& diags);
+/// The data files analyses read (a spearman's `against csv(...)`): read now, with the
+/// columns the analysis needs, so that a missing file stops the run before anything is paid.
+void check_analysis_files(const Spec& spec, SourceManager& sources, Diagnostics& diags);
 /// Rubrics' `criteria` blocks and the dimensions derived from them.
 void check_criteria(const Spec& spec, Diagnostics& diags);
 /// Panels, and the rater the analyses use (`scores_setting`: the header's `scores`, if any).

@@ -246,6 +246,36 @@ class Checker {
           diags_.error(id.range, fmt::format("dimension '{}' appears twice in the scoring order", id.name));
       }
     }
+    if (!r.order.empty()) order_complete(r, ordered);
+  }
+
+  // With an `order`, every dimension the judge scores is in one of its steps, and an N/A
+  // rule reads only dimensions of earlier steps (those of its own step are scored with it).
+  void order_complete(const ast::RubricDecl& r, const std::set<std::string>& ordered) const {
+    std::map<std::string, std::size_t> step_of;
+    for (std::size_t s = 0; s < r.order.size(); ++s)
+      for (const auto& id : r.order[s]) step_of.emplace(id.name, s);
+    for (const auto& d : r.dims) {
+      if (!d.asked_of_judge()) continue;
+      if (!ordered.count(d.name.name)) {
+        diags_.error(d.name.range, fmt::format("dimension '{}' is in no step of the order of rubric '{}', so the judge is never "
+                                               "asked for it; add it to a step",
+                                               d.name.name, r.name.name));
+        continue;
+      }
+      if (!d.na_when) continue;
+      std::vector<std::pair<std::string, SourceRange>> read;
+      names_read(*d.na_when, read);
+      const std::size_t own = step_of.at(d.name.name);
+      for (const auto& [name, at] : read) {
+        auto other = step_of.find(name);
+        if (other == step_of.end() || other->second < own) continue;
+        diags_.error(at, fmt::format("{}'s N/A rule reads {}, which is scored {} (order: step {} of {}); it may read only "
+                                     "dimensions of earlier steps",
+                                     d.name.name, name, other->second == own ? "in the same step" : "in a later step",
+                                     other->second + 1, r.order.size()));
+      }
+    }
   }
 
   // Whether `e` names `name` anywhere (a dimension read by a condition).
@@ -398,6 +428,14 @@ class Checker {
         diags_.error(a.args.front().range, "criteria() reads the criteria of a rater, not dimensions: criteria() { rater NAME }");
       for (const auto& arg : a.args) dim_arg(arg);
     }
+    const bool has_compare =
+        std::any_of(a.options.begin(), a.options.end(), [](const ast::AnalysisOption& o) { return o.key.name == "compare"; });
+    if (a.kind.name == "wilcoxon" && !has_compare)
+      diags_.error(a.kind.range, "wilcoxon needs the levels it compares: compare FACTOR: a vs b, e.g. compare condition: "
+                                 "A vs B");
+    if (a.kind.name == "paired" && !has_compare)
+      diags_.error(a.kind.range, "paired needs the arms it compares: compare arm: a vs b, e.g. compare arm: mitigation "
+                                 "vs baseline");
     const bool has_raters =
         std::any_of(a.options.begin(), a.options.end(), [](const ast::AnalysisOption& o) { return o.key.name == "raters"; });
     if (a.kind.name == "agreement" && !has_raters)
@@ -631,6 +669,34 @@ class Checker {
 };
 
 }  // namespace
+
+// Every bare name `e` reads, with where it is read.
+void names_read(const ast::Expr& e, std::vector<std::pair<std::string, SourceRange>>& out) {
+  std::visit(
+      [&](const auto& n) {
+        using T = std::decay_t<decltype(n)>;
+        if constexpr (std::is_same_v<T, ast::Name>) {
+          out.emplace_back(n.name, e.range);
+        } else if constexpr (std::is_same_v<T, ast::Field> || std::is_same_v<T, ast::CellSelect>) {
+          names_read(*n.base, out);
+        } else if constexpr (std::is_same_v<T, ast::Call> || std::is_same_v<T, ast::ListLit>) {
+          if constexpr (std::is_same_v<T, ast::Call>) {
+            for (const auto& a : n.args) names_read(a, out);
+          } else {
+            for (const auto& a : n.items) names_read(a, out);
+          }
+        } else if constexpr (std::is_same_v<T, ast::Unary>) {
+          names_read(*n.operand, out);
+        } else if constexpr (std::is_same_v<T, ast::Binary>) {
+          names_read(*n.lhs, out), names_read(*n.rhs, out);
+        } else if constexpr (std::is_same_v<T, ast::IfExpr>) {
+          names_read(*n.cond, out), names_read(*n.then_branch, out), names_read(*n.else_branch, out);
+        } else if constexpr (std::is_same_v<T, ast::RangeLit>) {
+          names_read(*n.lo, out), names_read(*n.hi, out);
+        }
+      },
+      e.node);
+}
 
 void check_analysis_blocks(const Spec& spec, Diagnostics& diags) { Checker(spec, diags).run(); }
 

@@ -38,34 +38,6 @@ void number_at_least(const std::optional<ast::Expr>& e, double lo, double hi, co
                                      : fmt::format("{} must be {} or more", what, lo));
 }
 
-// Every bare name `e` reads, with where it is read.
-void names_read(const ast::Expr& e, std::vector<std::pair<std::string, SourceRange>>& out) {
-  std::visit(
-      [&](const auto& n) {
-        using T = std::decay_t<decltype(n)>;
-        if constexpr (std::is_same_v<T, ast::Name>) {
-          out.emplace_back(n.name, e.range);
-        } else if constexpr (std::is_same_v<T, ast::Field> || std::is_same_v<T, ast::CellSelect>) {
-          names_read(*n.base, out);
-        } else if constexpr (std::is_same_v<T, ast::Call> || std::is_same_v<T, ast::ListLit>) {
-          if constexpr (std::is_same_v<T, ast::Call>) {
-            for (const auto& a : n.args) names_read(a, out);
-          } else {
-            for (const auto& a : n.items) names_read(a, out);
-          }
-        } else if constexpr (std::is_same_v<T, ast::Unary>) {
-          names_read(*n.operand, out);
-        } else if constexpr (std::is_same_v<T, ast::Binary>) {
-          names_read(*n.lhs, out), names_read(*n.rhs, out);
-        } else if constexpr (std::is_same_v<T, ast::IfExpr>) {
-          names_read(*n.cond, out), names_read(*n.then_branch, out), names_read(*n.else_branch, out);
-        } else if constexpr (std::is_same_v<T, ast::RangeLit>) {
-          names_read(*n.lo, out), names_read(*n.hi, out);
-        }
-      },
-      e.node);
-}
-
 // A simulated dimension is drawn in rubric order, so its `na when` can read only the
 // dimensions before it: the others have no score yet.
 void check_na_reads_earlier(const ast::RubricDecl& rubric, const std::string& dim, const ast::Expr& na_when,

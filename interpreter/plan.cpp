@@ -1,5 +1,6 @@
 #include "interpreter/plan.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <map>
@@ -113,6 +114,34 @@ std::string UserMessageHasher::finish(const Sha256& begun, std::string_view midd
   return state.hex();
 }
 
+namespace {
+
+// A factor whose levels give every seed the same prompt text makes identical requests: one
+// answer would stand for all of its levels, and every comparison of them would be zero.
+void warn_factors_without_effect(const Spec& spec, const Plan& plan, Diagnostics& diags) {
+  for (std::size_t f = 0; f < spec.factors.size(); ++f) {
+    std::map<std::string, std::pair<const std::string*, bool>> texts;  // prompt but f -> (a text, all equal)
+    std::set<int> levels;
+    for (const auto& p : plan.prompts) {
+      std::string key = p.seed;
+      for (std::size_t g = 0; g < p.levels.size(); ++g) key += '\x1f' + (g == f ? std::string() : std::to_string(p.levels[g]));
+      levels.insert(p.levels[f]);
+      auto [it, fresh] = texts.try_emplace(key, &p.text, true);
+      if (!fresh && *it->second.first != p.text) it->second.second = false;
+    }
+    if (levels.size() < 2 || texts.empty()) continue;
+    if (std::all_of(texts.begin(), texts.end(), [](const auto& t) { return t.second.second; })) {
+      diags.warning(spec.factors[f].range, fmt::format("the levels of factor '{}' do not change any prompt's text: its {} "
+                                                       "levels are identical requests, answered once and scored alike",
+                                                       spec.factors[f].name, levels.size()));
+      diags.note(fmt::format("use it in the prompt, e.g. a 'text {} {{ ... }}' read as {}.text", spec.factors[f].name,
+                             spec.factors[f].name));
+    }
+  }
+}
+
+}  // namespace
+
 Plan build_plan(const Spec& spec, Diagnostics& diags) {
   Plan plan;
   ProblemOnce problems(diags);
@@ -152,6 +181,7 @@ Plan build_plan(const Spec& spec, Diagnostics& diags) {
                                                    first_duplicate[1], first_duplicate[2]));
     diags.note("name every factor of the design in the id template, e.g. \"{seed.id}_{language}_{hls}\"");
   }
+  warn_factors_without_effect(spec, plan, diags);
 
   std::vector<nlohmann::json> system_hashes;
   std::vector<std::shared_ptr<const std::string>> systems;

@@ -53,7 +53,10 @@ nlohmann::ordered_json run_spearman(const Context& ctx, const ast::AnalysisDecl&
   auto column_of = [&](const std::string& n) { return column.count(n) ? column[n] : n; };
   std::filesystem::path path = spec.data_root / file.value;
   std::optional<DataTable> ext = read_table(path, path.string(), call.callee.name, call.args[0].range, ctx.sources, ctx.diags);
-  if (!ext) return j;
+  if (!ext) {
+    j["error"] = fmt::format("cannot read '{}'", file.value);  // so the report says why it has no table
+    return j;
+  }
   std::vector<std::string> by = option_variables(find_option(a.options, "by"));
   std::vector<std::size_t> rows = filter_rows(ctx, a.options);
   std::vector<Group> groups = group_rows(spec, ctx.scores, rows, by);
@@ -79,7 +82,10 @@ nlohmann::ordered_json run_spearman(const Context& ctx, const ast::AnalysisDecl&
       ctx.diags.error(call.args[0].range, fmt::format("'{}' has no column '{}' for '{}'", file.value, column_of(dim), dim));
       columns_ok = false;
     }
-    if (!columns_ok) return j;
+    if (!columns_ok) {
+      j["error"] = fmt::format("'{}' lacks a column the analysis reads", file.value);
+      return j;
+    }
     for (const auto& row : ext->rows) {
       std::vector<std::string> key;
       for (const auto& n : by) key.push_back(normalise(spec, n, json_text(row.fields[column_of(n)])));
