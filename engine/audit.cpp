@@ -25,8 +25,8 @@ Outcome run_audit(const AuditOptions& options, const std::atomic<bool>& cancel, 
   Selection selection;
   if (Outcome selected = select_requests(audit, selection); !selected.ok()) return selected;
   events.selected(audit, selection);
-  if (!options.answers_only)  // keys and prices of the judges, before paying for an answer
-    if (Outcome ready = check_judges_ready(audit); !ready.ok()) return ready;
+  // Keys of the answers and judges, and prices of the judges, before paying for an answer.
+  if (Outcome ready = check_ready_to_send(audit, selection, !options.answers_only); !ready.ok()) return ready;
   // One store, and its run lock, from the first request to the last write: a second run on
   // the same store is refused here rather than slipping in between two phases.
   Outcome opened;

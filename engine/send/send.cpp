@@ -1,9 +1,13 @@
 #include "engine/send/send.hpp"
 
+#include <map>
+#include <unordered_set>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "runtime/providers/environment.hpp"
+#include "runtime/store/store.hpp"
 
 namespace mirac {
 
@@ -62,7 +66,7 @@ SchedulerOptions scheduler_options(const Spec& spec, const AuditOptions& o) {
   return s;
 }
 
-Outcome check_judges_ready(const Audit& audit) {
+Outcome check_ready_to_send(const Audit& audit, const Selection& selection, bool judging) {
   const Spec& spec = audit.spec();
   std::vector<ModelCall> probes;  // one call per judge, as far as keys and prices go
   for (const auto& j : spec.judges) {
@@ -76,13 +80,32 @@ Outcome check_judges_ready(const Audit& audit) {
     probes.push_back(std::move(probe));
   }
   std::vector<ModelCall> keyed;
-  for (std::size_t j = 0; j < probes.size(); ++j)
+  for (std::size_t j = 0; j < probes.size() && judging; ++j)
     if (spec.providers.count(spec.judges[j].provider)) keyed.push_back(probes[j]);
-  if (auto missing = missing_keys(keyed, ProcessEnvironment{}); !missing.empty()) {
-    std::string message = "mirac: judging needs API keys that are not set; nothing was sent:\n";
-    for (const auto& m : missing)
-      message += fmt::format("  {} (needed by the judge on {})\n", shown_key_env(m.key_env), fmt::join(m.providers, ", "));
-    message += "set them, or collect the answers alone with --answers-only";
+  // The answers still to buy: a resumed run needs no key for what its store already holds.
+  std::unordered_set<std::string> done;
+  if (audit.has_store()) {
+    std::string error;
+    if (auto store = Store::open(audit.run_dir, error)) done = store->done_hashes();
+  }
+  std::vector<ModelCall> to_send;
+  for (std::size_t row : selection.rows)
+    if (!done.count(audit.plan().requests[row].call.hash)) to_send.push_back(audit.plan().requests[row].call);
+  const ProcessEnvironment env;
+  const std::vector<MissingKey> answers = missing_keys(to_send, env), judges = missing_keys(keyed, env);
+  if (!answers.empty() || !judges.empty()) {
+    // Every missing key at once, answers' and judges' together, so that one fix is enough.
+    std::map<std::string, std::pair<std::string, std::string>> needs;  // key_env -> (answers, judges)
+    for (const auto& m : answers)
+      needs[m.key_env].first = fmt::format("{} for {} request{}", fmt::join(m.providers, ", "), m.calls,
+                                           m.calls == 1 ? "" : "s");
+    for (const auto& m : judges) needs[m.key_env].second = fmt::format("the judge on {}", fmt::join(m.providers, ", "));
+    std::string message = fmt::format("mirac: {} API key{} missing; nothing was sent:\n", needs.size(),
+                                      needs.size() == 1 ? " is" : "s are");
+    for (const auto& [key, by] : needs)
+      message += fmt::format("  {} (needed by {}{}{})\n", shown_key_env(key), by.first,
+                             !by.first.empty() && !by.second.empty() ? ", and by " : "", by.second);
+    message += judges.empty() ? "set them and run again" : "set them, or collect the answers alone with --answers-only";
     return Outcome::fail(kRunError, message);
   }
   if (!audit.options.budget_usd) return {};

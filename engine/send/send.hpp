@@ -15,9 +15,10 @@ namespace mirac {
 /// sends (run, rewrite) drives the scheduler.
 SchedulerOptions scheduler_options(const Spec& spec, const AuditOptions& options);
 
-/// Before any answer is bought: every judge's API key is set, and under a budget every
-/// judge has a price. A run that could not judge what it bought would stop halfway.
-Outcome check_judges_ready(const Audit& audit);
+/// Before any answer is bought: every API key the selected requests still to send need, and
+/// (with `judging`) every judge's, reported all at once; under a budget every judge has a
+/// price. A run that could not judge what it bought would stop halfway.
+Outcome check_ready_to_send(const Audit& audit, const Selection& selection, bool judging);
 
 /// Sends the selected requests (those already answered in `store` are skipped).
 RunSummary send_answers(const Audit& audit, Store& store, const Selection& selection, const std::atomic<bool>& cancel,

@@ -106,8 +106,17 @@ judge grader = anthropic("claude-test") { rubric mira }
   unsetenv("ANTHROPIC_API_KEY");  // inherited by the mirac process
   auto run = mirac::test::invoke({"run", spec, "--store", tmp.path("run")});
   CHECK(run.code == 4);
-  CHECK(run.err.find("judging needs API keys that are not set; nothing was sent:\n"
+  CHECK(run.err.find("1 API key is missing; nothing was sent:\n"
                      "  ANTHROPIC_API_KEY (needed by the judge on anthropic)\n") != std::string::npos);
+  // With the models' key missing too, theirs and the judge's are reported together.
+  std::string other = mirac::test::read_text(spec);
+  other.replace(other.find("openai(\"gpt-test\")"), 19, "deepseek(\"deepseek-test\")");
+  unsetenv("DEEPSEEK_API_KEY");
+  auto none = mirac::test::invoke({"run", tmp.write("both.audit", other), "--store", tmp.path("run")});
+  CHECK(none.code == 4);
+  CHECK(none.err.find("2 API keys are missing; nothing was sent:\n"
+                      "  ANTHROPIC_API_KEY (needed by the judge on anthropic)\n"
+                      "  DEEPSEEK_API_KEY (needed by deepseek for 2 requests)\n") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(tmp.path("run")));
 }
 
