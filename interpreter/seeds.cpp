@@ -144,10 +144,15 @@ bool join_tables(const Spec& spec, DataTable& table, const std::string& id_colum
 }
 
 void bind_seed_rows(Spec& spec, const ast::SeedsDecl& s, SourceManager& sources, Diagnostics& diags) {
+  auto unread = [&] {
+    spec.seeds_unread = true;
+    for (const auto& m : s.mappings)
+      if (m.target.field.name != "id") add_seed_field(spec, m.target, diags);
+  };
   auto table = load(spec, *s.source, sources, diags);
-  if (!table) return;
+  if (!table) return unread();
   for (const auto& m : s.mappings) {
-    if (m.target.field.name == "id" && !join_tables(spec, *table, m.column.name, s, sources, diags)) return;
+    if (m.target.field.name == "id" && !join_tables(spec, *table, m.column.name, s, sources, diags)) return unread();
   }
   bool ok = true;
   std::vector<ast::FieldPath> paths;
@@ -262,7 +267,7 @@ void bind_checklists(Spec& spec, const ast::ChecklistsDecl& c, SourceManager& so
       if (!key) continue;
       std::string id = json_text(*key);
       SourceRange where = field_range(sources, row, c.key->name);
-      if (!spec.find_seed(id)) {
+      if (!spec.find_seed(id) && !spec.seeds_unread) {
         diags.error(where, fmt::format("checklist for seed '{}', which does not exist", id));
         continue;
       }
@@ -278,7 +283,7 @@ void bind_checklists(Spec& spec, const ast::ChecklistsDecl& c, SourceManager& so
     }
   for (const auto& ic : c.inline_checklists) {
     std::string id = seed_id_text(ic.seed, diags);
-    if (!spec.find_seed(id)) {
+    if (!spec.find_seed(id) && !spec.seeds_unread) {
       diags.error(ic.seed.range, fmt::format("checklist for seed '{}', which does not exist", id));
       continue;
     }

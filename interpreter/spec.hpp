@@ -131,6 +131,10 @@ struct Spec {
   std::vector<int> design;  ///< factor indices, crossed in this order (first varies slowest)
   std::vector<SeedFieldInfo> seed_fields;
   std::vector<Seed> seeds;
+  /// The seed table (or a file joined to it) could not be read: its fields are declared
+  /// from the mappings, and checks that need its rows (a checklist's or a lock's seed) stay
+  /// quiet, so that one missing file is one error, not one per seed.
+  bool seeds_unread = false;
   std::map<std::string, nlohmann::ordered_json> checklists;  ///< seed id -> fields
   std::vector<std::string> checklist_fields;
   std::vector<Variant> variants;

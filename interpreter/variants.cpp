@@ -91,8 +91,9 @@ void bind_lock(Spec& spec, Variant& v, const ast::LockSpec& lock, int index_fact
     if (!complete) continue;
     std::string seed = json_text(row.fields.at(columns["seed"].name));
     if (!spec.find_seed(seed)) {
-      diags.error(field_range(sources, row, columns["seed"].name),
-                  fmt::format("lock file '{}' has a text for seed '{}', which does not exist", table->path, seed));
+      if (!spec.seeds_unread)
+        diags.error(field_range(sources, row, columns["seed"].name),
+                    fmt::format("lock file '{}' has a text for seed '{}', which does not exist", table->path, seed));
       continue;
     }
     std::vector<int> levels(spec.factors.size(), 0);
