@@ -17,6 +17,10 @@ nlohmann::ordered_json run_clmm(const Context& ctx, const ast::AnalysisDecl& a, 
   model.fixed = std::move(mf.fixed);
   model.levels = std::move(mf.levels);
   model.random_intercept = mf.random_intercepts.empty() ? std::string() : mf.random_intercepts.front();
+  if (!mf.problem.empty()) {
+    report_unsupported(ctx, a, mf.problem, j);
+    return j;
+  }
   stats::ClmmFit fit;
   try {
     if (mf.random_intercepts.size() != 1)

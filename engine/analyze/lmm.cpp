@@ -18,6 +18,10 @@ nlohmann::ordered_json run_lmm(const Context& ctx, const ast::AnalysisDecl& a, O
   const stats::DataFrame& frame = mf.frame;
   nlohmann::ordered_json j{{"name", a.name.name}, {"kind", "lmm"}, {"formula", mf.formula}};
   j["reference"] = std::move(mf.references);
+  if (!mf.problem.empty()) {
+    report_unsupported(ctx, a, mf.problem, j);
+    return j;
+  }
   stats::LmmFit fit;
   try {
     fit = stats::lmm_fit(frame, model);

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <set>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 namespace mirac::analyze {
 
 namespace {
@@ -101,7 +104,16 @@ ModelFrame model_frame(const Context& ctx, const ast::AnalysisDecl& a) {
     stats::LevelSpec ls;
     for (const auto& l : declared_levels(spec, c.name))
       if (seen.count(l)) ls.levels.push_back(l);
-    if (auto it = reference.find(c.name); it != reference.end()) ls.reference = it->second;
+    if (auto it = reference.find(c.name); it != reference.end()) {
+      ls.reference = it->second;
+      const auto declared = declared_levels(spec, c.name);
+      if (mf.problem.empty() && std::find(ls.levels.begin(), ls.levels.end(), ls.reference) == ls.levels.end() &&
+          std::find(declared.begin(), declared.end(), ls.reference) != declared.end())
+        mf.problem = fmt::format("its reference level {} = {} has no scored answers here ({} has {}), so no "
+                                 "coefficient can be measured against it",
+                                 c.name, ls.reference, c.name,
+                                 ls.levels.empty() ? std::string("none") : fmt::format("only {}", fmt::join(ls.levels, ", ")));
+    }
     mf.levels[c.name] = ls;
   }
   // The level each factor's coefficients are measured against, as the fit takes it.

@@ -18,6 +18,9 @@ struct ModelFrame {
   stats::DataFrame frame;                         ///< the `where` rows: response (NaN = N/A) and variables
   std::map<std::string, stats::LevelSpec> levels; ///< declared levels that occur, `reference` applied
   nlohmann::ordered_json references;              ///< variable -> the level its coefficients are against
+  /// Why the model cannot be fitted to these rows, in the user's terms (a `reference` level
+  /// with no scored answer, as in a pilot of other cells); empty when it can be tried.
+  std::string problem;
 };
 
 /// The frame of analysis `a` (which has a formula), over the rows its `where` keeps.

@@ -140,3 +140,16 @@ judge grader = openai("gpt-unpriced") { rubric mira }
         std::string::npos);
   CHECK_FALSE(std::filesystem::exists(tmp.path("run")));
 }
+
+TEST_CASE("a pilot without a model's reference level says so, not that the level does not exist") {
+  mirac::test::TempDir tmp("pilot_reference");
+  std::string text = mirac::test::read_text(otc_spec());
+  text += "\nanalysis by_literacy = lmm(D3 ~ literacy + (1 | seed)) {\n  reference literacy: high\n}\n";
+  const std::string spec = tmp.write("otc.audit", text);
+  auto run = mirac::test::invoke({"run", spec, "--offline", "--only", "literacy=low", "--store", tmp.path("run")});
+  INFO(run.out << run.err);
+  CHECK(run.code == 0);
+  CHECK(run.err.find("analysis by_literacy skipped: its reference level literacy = high has no scored answers here "
+                     "(literacy has only low), so no coefficient can be measured against it") != std::string::npos);
+  CHECK(run.err.find("is not a level of") == std::string::npos);
+}
