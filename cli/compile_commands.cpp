@@ -17,12 +17,16 @@ namespace {
 
 struct CompileOptions {
   AuditOptions audit;
-  std::string show, output;
+  std::string show, output, format = "text";
   bool json = false, in_place = false, check_only = false;
 };
 
 int check_spec(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   Audit audit = open_audit(o.audit);
+  if (o.format == "json") {  // for editors: every diagnostic, on standard output
+    out << audit.diagnostics().json(audit.sources()) << '\n';
+    return audit.ok() ? kOk : kSpecError;
+  }
   int code = print_compiled(audit, err);
   if (o.show == "ast") {
     for (const auto& m : audit.compilation->modules)
@@ -124,6 +128,8 @@ void add_compile_commands(Commands& commands) {
   add_spec(check, o->audit);
   add_data(check, o->audit);
   check->add_option("--show", o->show, "also print an intermediate form")->check(CLI::IsMember({"ast", "plan"}));
+  check->add_option("--format", o->format, "text (default), or json: the diagnostics as JSON on standard output")
+      ->check(CLI::IsMember({"text", "json"}));
 
   CLI::App* fmt_cmd = commands.add("fmt", "print a spec in canonical layout",
                                    [o, &out, &err] { return format_spec(*o, out, err); });

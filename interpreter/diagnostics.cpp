@@ -1,5 +1,7 @@
 #include "interpreter/diagnostics.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include "runtime/providers/secrets.hpp"
 
 #include <algorithm>
@@ -108,6 +110,33 @@ void Diagnostics::print(std::ostream& out, const SourceManager& sources) const {
   std::size_t warnings = list_.size() - errors;
   if (errors > 0) out << errors << (errors == 1 ? " error" : " errors") << " generated.\n";
   if (warnings > 0) out << warnings << (warnings == 1 ? " warning" : " warnings") << " generated.\n";
+}
+
+std::string Diagnostics::json(const SourceManager& sources) const {
+  std::vector<const Diagnostic*> sorted;
+  for (const auto& d : list_) sorted.push_back(&d);
+  auto key = [&](const Diagnostic* d) {
+    std::string file = d->range.valid() ? sources.path(d->range.file) : d->where;
+    return std::tuple(file, d->range.begin.line, d->range.begin.column);
+  };
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [&](const Diagnostic* a, const Diagnostic* b) { return key(a) < key(b); });
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const Diagnostic* d : sorted) {
+    nlohmann::ordered_json j;
+    const bool placed = d->range.valid();
+    j["file"] = placed ? sources.path(d->range.file) : d->where;
+    j["line"] = placed ? nlohmann::ordered_json(d->range.begin.line) : nlohmann::ordered_json();
+    j["column"] = placed ? nlohmann::ordered_json(d->range.begin.column) : nlohmann::ordered_json();
+    j["end_line"] = placed ? nlohmann::ordered_json(d->range.end.line) : nlohmann::ordered_json();
+    j["end_column"] = placed ? nlohmann::ordered_json(d->range.end.column) : nlohmann::ordered_json();
+    j["severity"] = d->severity == Severity::error ? "error" : "warning";
+    j["message"] = mask_key_shapes(d->message);
+    j["notes"] = nlohmann::ordered_json::array();
+    for (const auto& n : d->notes) j["notes"].push_back(mask_key_shapes(n));
+    list.push_back(std::move(j));
+  }
+  return list.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 bool require_utf8(const SourceManager& sources, FileId file, const std::string& what, Diagnostics& diags) {

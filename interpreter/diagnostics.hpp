@@ -35,6 +35,10 @@ class Diagnostics {
   /// Prints every diagnostic sorted by file, line and column, each as
   /// `file:line:col: error: message`, the source line and a caret; then the count.
   void print(std::ostream& out, const SourceManager& sources) const;
+  /// The same, sorted alike, as one JSON array for editors and tools: per diagnostic its
+  /// `file`, `line`, `column`, `end_line`, `end_column` (1-based, columns in code points;
+  /// null without a place), `severity`, `message` and `notes` (docs/cli.md, `mirac check`).
+  std::string json(const SourceManager& sources) const;
 
  private:
   std::vector<Diagnostic> list_;
