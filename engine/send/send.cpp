@@ -108,7 +108,7 @@ Outcome check_ready_to_send(const Audit& audit, const Selection& selection, bool
     message += judges.empty() ? "set them and run again" : "set them, or collect the answers alone with --answers-only";
     return Outcome::fail(kRunError, message);
   }
-  if (!audit.options.budget_usd) return {};
+  if (!audit.options.budget_usd || !judging) return {};  // the answers' prices: the scheduler's check
   const SchedulerOptions options = scheduler_options(spec, audit.options);
   if (std::string why = unpriced_message("a budget needs a price for every judge too", probes, options.prices); !why.empty())
     return Outcome::fail(kRunError, "mirac: " + why);
