@@ -84,17 +84,23 @@ std::string printable(std::string_view line) {
   return mask_key_shapes(std::move(out));
 }
 
-}  // namespace
-
-void Diagnostics::print(std::ostream& out, const SourceManager& sources) const {
+// The diagnostics in the order they are shown: by file, line and column, ties as found.
+std::vector<const Diagnostic*> by_place(const std::vector<Diagnostic>& list, const SourceManager& sources) {
   std::vector<const Diagnostic*> sorted;
-  for (const auto& d : list_) sorted.push_back(&d);
+  for (const auto& d : list) sorted.push_back(&d);
   auto key = [&](const Diagnostic* d) {
     std::string file = d->range.valid() ? sources.path(d->range.file) : d->where;
     return std::tuple(file, d->range.begin.line, d->range.begin.column);
   };
   std::stable_sort(sorted.begin(), sorted.end(),
                    [&](const Diagnostic* a, const Diagnostic* b) { return key(a) < key(b); });
+  return sorted;
+}
+
+}  // namespace
+
+void Diagnostics::print(std::ostream& out, const SourceManager& sources) const {
+  const std::vector<const Diagnostic*> sorted = by_place(list_, sources);
   for (const Diagnostic* d : sorted) {
     // A spec line or a message may quote a key (the refusal of `api_key "sk-..."` quotes
     // the line that holds it): what is printed shows no key.
@@ -113,14 +119,7 @@ void Diagnostics::print(std::ostream& out, const SourceManager& sources) const {
 }
 
 std::string Diagnostics::json(const SourceManager& sources) const {
-  std::vector<const Diagnostic*> sorted;
-  for (const auto& d : list_) sorted.push_back(&d);
-  auto key = [&](const Diagnostic* d) {
-    std::string file = d->range.valid() ? sources.path(d->range.file) : d->where;
-    return std::tuple(file, d->range.begin.line, d->range.begin.column);
-  };
-  std::stable_sort(sorted.begin(), sorted.end(),
-                   [&](const Diagnostic* a, const Diagnostic* b) { return key(a) < key(b); });
+  const std::vector<const Diagnostic*> sorted = by_place(list_, sources);
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const Diagnostic* d : sorted) {
     nlohmann::ordered_json j;

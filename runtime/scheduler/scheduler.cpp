@@ -267,13 +267,11 @@ void Run::send(std::size_t idx, double now) {
     for (const auto& n : req.notes)
       if (notes_seen_.insert(it.call->model + ": " + n).second) log(it.call->model + ": " + n);
   }
-  std::string url = it.url;
-  if (p.endpoints) {
-    it.endpoint = p.endpoints->take(now);
-    url = endpoint_url(it.call->protocol, p.endpoints->base_url(it.endpoint));
-  }
+  // With several endpoints the URL is chosen per attempt; with one, it is the one built above.
+  if (p.endpoints) it.endpoint = p.endpoints->take(now);
   // Headers are rebuilt per attempt so the key lives only in the request in flight.
-  HttpRequest r{url, request_headers(it.call->protocol, it.key ? *it.key : ""), it.body,
+  HttpRequest r{p.endpoints ? endpoint_url(it.call->protocol, p.endpoints->base_url(it.endpoint)) : it.url,
+                request_headers(it.call->protocol, it.key ? *it.key : ""), it.body,
                 p.timeouts.total_s, p.timeouts.connect_s, p.timeouts.first_byte_s, it.call->hash};
   if (++it.attempts == 1) {
     ++sum_.sent;
