@@ -92,6 +92,8 @@ void add_run_commands(Commands& commands) {
   add_data(run, r->audit);
   add_store(run, r->audit, "use the built-in offline provider for every model and judge (no keys, no network)");
   run->add_flag("--answers-only", r->audit.answers_only, "stop after the answers: no judging, no analysis");
+  run->add_flag("--batch", r->audit.batch,
+                "send every paid request through its provider's batch API (half price, answers within 24 h)");
   run->add_option("--repairs", r->audit.repairs, "ask a judge again this often when its reply breaks the rubric (default 2)");
   run->add_option("--out", r->audit.out_dir, "results directory (default: <run dir>/results)");
   add_only(run, r->audit, "only requests matching key=value,... (factors, model, arm, seed)");

@@ -14,6 +14,8 @@
 
 namespace mirac {
 
+class HttpClient;
+
 /// Exit statuses of every command (docs/cli.md).
 inline constexpr int kOk = 0, kSpecError = 1, kUsageError = 2, kInternalError = 3, kRunError = 4;
 
@@ -45,7 +47,14 @@ struct AuditOptions {
   std::optional<double> budget_usd;  ///< spend cap for the whole run (answers and judging)
   double timeout_s = 0;   ///< total time one attempt may take (`--timeout`); 0: the provider's setting
   int repairs = 2;        ///< judge replies the rubric rejects are asked again this often
+  /// Every paid request through its provider's batch API (`--batch`), as if each model and
+  /// judge declared `batch true`: half the price, answers within 24 hours.
+  bool batch = false;
   bool answers_only = false;
+  /// The transport every request goes through; null: libcurl. Not owned: it must outlive
+  /// the steps that send. A program embedding mirac passes its own (docs/embedding.md);
+  /// `offline:` requests never reach it.
+  HttpClient* http = nullptr;
   // Analysis and report.
   std::string scores;     ///< analyze this scores CSV instead of the store's scores
   std::string out_dir;    ///< default <run dir>/results (`results` with `scores`)

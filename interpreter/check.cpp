@@ -415,11 +415,19 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
       provider.key_env.clear();
     }
     // The run would fall back to the default for any other value: say so instead.
-    for (const char* key : {"connect_timeout", "first_byte_timeout", "timeout", "max_retry_after", "max_pause", "max_attempts"})
-      if (s.contains(key) && !(s[key].is_number() && s[key].get<double>() > 0 &&
-                               (std::string_view(key) != "max_attempts" || s[key].is_number_integer())))
+    for (const char* key : {"connect_timeout", "first_byte_timeout", "timeout", "max_retry_after", "max_pause",
+                            "max_attempts", "batch_poll", "batch_size"}) {
+      const bool whole = std::string_view(key) == "max_attempts" || std::string_view(key) == "batch_size";
+      if (s.contains(key) && !(s[key].is_number() && s[key].get<double>() > 0 && (!whole || s[key].is_number_integer())))
         diags.error(p->name.range, fmt::format("provider '{}': {} must be a positive {}", p->name.name, key,
-                                               std::string_view(key) == "max_attempts" ? "whole number" : "number of seconds"));
+                                               whole ? "whole number" : "number of seconds"));
+    }
+    // The share of the list price a batch request costs: OpenAI's and Anthropic's is 0.5.
+    if (s.contains("batch_price") &&
+        !(s["batch_price"].is_number() && s["batch_price"].get<double>() > 0 && s["batch_price"].get<double>() <= 1))
+      diags.error(p->name.range, fmt::format("provider '{}': batch_price is the share of the list price a batch "
+                                             "request costs, a number above 0 and at most 1 (0.5 for half price)",
+                                             p->name.name));
     spec.providers[provider.name] = std::move(provider);
   }
   resolve_price_tables(spec, decls, main_file, sources, provider_names.names(), diags);
@@ -451,6 +459,20 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
                     (provider_names.names().empty() ? " (add 'use stdlib.providers')" : ""));
     return false;
   };
+  // `batch true|false`: how the requests travel, not what they ask, so not a parameter.
+  auto take_batch = [&](nlohmann::json& params, const std::optional<ast::Block>& settings, SourceRange fallback,
+                        const std::string& who) {
+    if (!params.contains("batch")) return false;
+    const nlohmann::json value = params["batch"];
+    params.erase("batch");
+    if (value.is_boolean()) return value.get<bool>();
+    SourceRange at = fallback;
+    if (settings)
+      for (const auto& p : settings->props)
+        if (p.key.name == "batch") at = p.value ? p.value->range : p.key.range;
+    diags.error(at, fmt::format("{}: batch is true or false", who));
+    return false;
+  };
   NameTable model_names("model", diags);
   for (auto [d, m] : all_of<ast::ModelDecl>(decls)) {
     if (!model_names.add(m->name)) continue;
@@ -476,6 +498,7 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
       model.params.erase("groups");
     }
     model.price = resolve_price("model " + m->name.name, m->preset.name, m->model.value, m->settings);
+    model.batch = take_batch(model.params, m->settings, m->name.range, "model " + m->name.name);
     spec.models.push_back(std::move(model));
   }
   // A grouping one model declares, every model declares: a model left out would fall in no group.
@@ -536,6 +559,7 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
     if (j->settings) {
       judge.params = block_json(*j->settings, diags);
       judge.params.erase("price");
+      judge.batch = take_batch(judge.params, j->settings, j->name.range, "judge " + j->name.name);
       if (judge.params.contains("rubric")) {
         judge.rubric = judge.params["rubric"].is_string() ? judge.params["rubric"].get<std::string>() : "";
         judge.params.erase("rubric");

@@ -221,6 +221,7 @@ ModelCall JudgeBuilder::base_call(const nlohmann::json& schema, const char* sche
   c.model = j.model;
   c.params = j.params;
   c.params.erase("price");
+  c.batch = j.batch;
   if (max_tokens > 0) c.params["max_tokens"] = max_tokens;
   // Servers that enforce a schema given as `response_format` (the provider's
   // `structured_output`: OpenAI, and llama.cpp, vLLM and Ollama behind the `local` preset)

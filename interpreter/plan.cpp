@@ -219,6 +219,7 @@ Plan build_plan(const Spec& spec, Diagnostics& diags) {
         r.call.system = systems[a];
         r.call.user = plan.prompts[p].text;
         r.call.params = model.params;  // check keeps the price out: what a call costs is not part of it
+        r.call.batch = model.batch;
         r.call.hash = hashers[m * spec.arms.size() + a].hash(r.call.user);
         plan.requests.push_back(std::move(r));
       }

@@ -94,6 +94,8 @@ struct Model {
   /// The model's `groups { family "GPT" }`: a value per grouping name, which `by family`
   /// reads like a factor (the paper's GPT-family vs non-GPT); not part of any request.
   std::map<std::string, std::string> groups;
+  /// `batch true`: its requests go through the provider's batch API (half the price, within 24 h).
+  bool batch = false;
 };
 
 struct Arm {
@@ -111,6 +113,7 @@ struct Judge {
   nlohmann::json params = nlohmann::json::object();  ///< never `rubric` or `price`
   std::optional<Price> price;  ///< resolved as for Model: judge calls are paid calls too
   SourceRange range;
+  bool batch = false;  ///< `batch true`, as for Model
 };
 
 /// Several judges' scores as one rater: `panel NAME = median(j1, j2, ...)`.

@@ -34,6 +34,9 @@ struct ModelCall {
   /// Generation parameters from the spec: temperature, max_tokens, seed, top_p, and
   /// `extra` (an object merged into the request body verbatim).
   nlohmann::json params = nlohmann::json::object();
+  /// Sent through the provider's batch API (`batch true` on its model or judge): half the
+  /// price, within 24 hours. How it travels, not what it asks: not part of the hash.
+  bool batch = false;
 };
 
 }  // namespace mirac

@@ -135,7 +135,8 @@ CurlMultiClient::~CurlMultiClient() {
 void CurlMultiClient::submit(std::uint64_t tag, HttpRequest request) {
   auto t = std::make_unique<Transfer>();
   t->tag = tag;
-  t->max_body = options_.max_body_bytes;
+  t->max_body = request.max_body_bytes > 0 ? request.max_body_bytes : options_.max_body_bytes;
+  const std::string method = request.method;
   t->body = std::move(request.body);
   t->easy = curl_easy_init();
   if (!t->easy) {
@@ -151,9 +152,13 @@ void CurlMultiClient::submit(std::uint64_t tag, HttpRequest request) {
   t->headers = curl_slist_append(t->headers, "Expect:");
   CURL* e = t->easy;
   curl_easy_setopt(e, CURLOPT_URL, request.url.c_str());
-  curl_easy_setopt(e, CURLOPT_POST, 1L);
-  curl_easy_setopt(e, CURLOPT_POSTFIELDS, t->body.data());
-  curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(t->body.size()));
+  if (method == "GET") {
+    curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+  } else {
+    curl_easy_setopt(e, CURLOPT_POST, 1L);
+    curl_easy_setopt(e, CURLOPT_POSTFIELDS, t->body.data());
+    curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(t->body.size()));
+  }
   curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->headers);
   curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(e, CURLOPT_WRITEDATA, t.get());

@@ -15,13 +15,18 @@ using HttpHeader = std::pair<std::string, std::string>;
 struct HttpRequest {
   std::string url;
   std::vector<HttpHeader> headers;  ///< may hold the API key: never log or store them
-  std::string body;                 ///< sent as a POST body
+  std::string body;                 ///< sent as the POST body; ignored by a GET
   double timeout_s = 600;           ///< whole transfer, like the SDKs' default
   double connect_timeout_s = 10;
   double first_byte_timeout_s = 0;  ///< no byte received for this long fails it; 0: off
   /// The planned request's hash (ModelCall::hash). Never sent: an in-process transport (the
   /// offline provider) may answer by it.
   std::string request_hash = {};
+  /// Larger bodies fail as `other`; 0: the client's own cap. A batch's results file is
+  /// far larger than any one answer.
+  std::size_t max_body_bytes = 0;
+  /// "POST" (every chat request) or "GET" (a batch's state and its results).
+  std::string method = "POST";
 };
 
 /// Why a transfer produced no HTTP response. `none` means an HTTP status arrived.

@@ -3,6 +3,7 @@
 // stop. Every answer is committed before the loop moves on.
 #include "runtime/scheduler/scheduler.hpp"
 
+#include "runtime/batch/batch_run.hpp"
 #include "runtime/providers/environment.hpp"
 #include "runtime/providers/server_checks.hpp"
 #include "runtime/scheduler/endpoints.hpp"
@@ -85,6 +86,9 @@ class Run {
     if (ctx_.log) ctx_.log(s);
   }
   std::string redact(std::string s) const;
+  const std::string& key(const std::string& key_env);
+  bool wants_batch(const ModelCall& call) const;
+  void start_batches();
   // The store's writes, with every field that came from a server redacted first.
   bool record_attempt(AttemptRecord a);
   void redact_fields(AnswerRecord& rec, AttemptRecord& a) const;
@@ -97,8 +101,13 @@ class Run {
   RunSummary sum_;
   Progress prog_;
   std::vector<Item> items_;
+  // Requests for the batch API (runtime/batch), and the batches' part of the run.
+  std::vector<const ModelCall*> batch_calls_;
+  std::unique_ptr<BatchStore> batch_store_;
+  std::unique_ptr<BatchRun> batch_run_;
   std::vector<ProviderState> providers_;
   std::map<std::string, std::string> keys_;  // key_env -> value
+  const std::string no_key_;
   std::set<std::string> notes_seen_;
   // Answers received but not yet committed: written together before the loop waits on the
   // network again, and kept (retried, then spilled to the journal) when the store fails.
@@ -114,6 +123,29 @@ std::string Run::redact(std::string s) const {
   std::vector<std::string> keys;
   for (const auto& [var, key] : keys_) keys.push_back(key);
   return redact_keys(std::move(s), keys);
+}
+
+const std::string& Run::key(const std::string& key_env) {
+  if (key_env.empty()) return no_key_;  // keyless servers
+  auto [it, fresh] = keys_.try_emplace(key_env);
+  if (fresh) it->second = ctx_.env.get(key_env).value_or("");
+  return it->second;
+}
+
+bool Run::wants_batch(const ModelCall& call) const {
+  // The built-in offline provider answers at once: a batch would only add the polling.
+  return (call.batch || opt_.batch_all) && call.base_url.rfind("offline:", 0) != 0;
+}
+
+void Run::start_batches() {
+  if (!batch_store_ || (batch_calls_.empty() && batch_store_->batches(true).empty())) return;
+  batch_run_ = std::make_unique<BatchRun>(BatchRunContext{
+      store_, *batch_store_, http_, opt_, ctx_, sum_, prog_, spent_,
+      [this](std::string s) { return redact(std::move(s)); },
+      [this](const std::string& key_env) { return key(key_env); },
+      [this](bool final) { report(final); },
+      [this](const std::string& s) { log(s); }});
+  batch_run_->start(batch_calls_);
 }
 
 bool Run::record_attempt(AttemptRecord a) {
@@ -160,6 +192,12 @@ bool Run::prepare() {
       return false;
     }
   }
+  // Requests in a batch an earlier run left open are the batch's to collect, whatever
+  // this run would do with them; a store without the batch tables gets them now.
+  std::unordered_set<std::string> in_batch;
+  std::string batch_error;
+  batch_store_ = BatchStore::open(store_.path().parent_path(), batch_error);
+  if (batch_store_) in_batch = batch_store_->hashes_in_open_batches();
   std::unordered_set<std::string> seen;
   std::unordered_map<std::string, std::size_t> provider_index;
   items_.reserve(calls_.size());
@@ -168,6 +206,15 @@ bool Run::prepare() {
     ++sum_.total;
     if (done.count(call.hash)) {
       ++sum_.skipped;
+      continue;
+    }
+    if (in_batch.count(call.hash)) continue;
+    if (wants_batch(call)) {
+      if (!batch_store_) {
+        sum_.fatal_error = "cannot record batches in the store: " + batch_error;
+        return false;
+      }
+      batch_calls_.push_back(&call);
       continue;
     }
     auto [pit, fresh] = provider_index.try_emplace(call.provider, providers_.size());
@@ -190,11 +237,7 @@ bool Run::prepare() {
     it.call = &call;
     it.provider = pit->second;
     it.base_url = effective_base_url(call, ctx_.env);
-    if (!call.key_env.empty()) {
-      auto [kit, kfresh] = keys_.try_emplace(call.key_env);
-      if (kfresh) kit->second = ctx_.env.get(call.key_env).value_or("");
-      it.key = &kit->second;
-    }
+    if (!call.key_env.empty()) it.key = &key(call.key_env);
     auto [in, out] = estimate_tokens(call, opt_.default_max_output_tokens);
     it.est_in = in;
     it.est_out = out;
@@ -208,8 +251,8 @@ bool Run::prepare() {
   prog_.skipped = prog_.done = sum_.skipped;
   // Before anything is bought, the store must take a write: on a full disk a run would pay
   // for answers it cannot keep. A run with nothing to send needs no write.
-  if (!items_.empty() && !journal && !store_.check_writable(sum_.fatal_error)) {
-    sum_.not_sent["store_error"] = items_.size();
+  if ((!items_.empty() || !batch_calls_.empty()) && !journal && !store_.check_writable(sum_.fatal_error)) {
+    sum_.not_sent["store_error"] = items_.size() + batch_calls_.size();
     return false;
   }
   return true;
@@ -542,6 +585,8 @@ RunSummary Run::go() {
   if (!prepare()) return sum_;
   start_ = last_report_ = ctx_.clock.now();
   report(false);
+  // Batches first: they run at the provider while the requests sent one by one go out.
+  start_batches();
   while (true) {
     double now = ctx_.clock.now();
     if (!stopping_ && ctx_.cancel.load()) {
@@ -573,6 +618,7 @@ RunSummary Run::go() {
   // A store that failed may have recovered (space freed): a few more tries, then the journal.
   for (int attempt = 0; attempt < 3 && !flush(); ++attempt) ctx_.clock.sleep(1.0);
   spill_unsaved();
+  if (batch_run_ && sum_.fatal_error.empty()) batch_run_->finish();
   // Whatever is still queued stays pending in the store; say why.
   for (const auto& p : providers_) {
     std::size_t left = p.queue.size() + p.retry.size();

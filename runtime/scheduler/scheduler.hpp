@@ -36,6 +36,13 @@ struct ProviderTimeouts {
   double total_s = 600;  ///< whole request, as the SDKs
 };
 
+/// How a provider's batch API is used (runtime/batch/batch_run.hpp).
+struct BatchSettings {
+  double poll_s = 30;                ///< between two looks at a running batch
+  std::size_t max_requests = 10000;  ///< per batch (OpenAI takes up to 50,000, Anthropic 100,000)
+  double price_factor = 0.5;         ///< of the list price: OpenAI and Anthropic both halve it
+};
+
 struct SchedulerOptions {
   std::map<std::string, ProviderLimits> provider_limits;  ///< by provider name
   ProviderLimits default_limits;                          ///< for providers not listed
@@ -46,6 +53,11 @@ struct SchedulerOptions {
   /// `<PROVIDER>_BASE_URL` with URLs separated by commas overrides it.
   std::map<std::string, std::vector<std::string>> provider_endpoints;
   ProviderTimeouts timeouts;
+  std::map<std::string, BatchSettings> provider_batch;  ///< by provider name, else `batch`
+  BatchSettings batch;
+  /// Every paid request goes through its provider's batch API (`mirac run --batch`), not
+  /// only those of models and judges that declare `batch true`.
+  bool batch_all = false;
   std::optional<double> budget_usd;  ///< spend cap for this run
   std::map<std::string, ModelPrice> prices;  ///< by model string; needed for every paid model when budget_usd is set
   long long default_max_output_tokens = 1024;  ///< estimate when a call sets no max_tokens
@@ -70,6 +82,10 @@ struct Progress {
   std::map<std::string, std::size_t> errors_by_cause;  ///< every non-ok attempt
   /// Providers paused because a server asked for a long wait: seconds until they resume.
   std::map<std::string, double> paused_s;
+  /// Open batches by state (waiting: not yet confirmed at the provider; running; ended:
+  /// results being stored), and the requests they hold.
+  std::map<std::string, std::size_t> batches;
+  std::size_t batch_requests = 0;
   bool final = false;        ///< the last report of the run
 };
 
@@ -82,6 +98,11 @@ struct RunSummary {
   std::size_t failed = 0;   ///< committed as failed this run (retried by the next run)
   std::size_t journaled = 0;  ///< received, but the store refused them: kept in the journal
   std::size_t lost = 0;       ///< received, refused by the store and by the journal
+  std::size_t batched = 0;    ///< requests submitted in new batches this run
+  std::size_t batches_collected = 0;  ///< batches whose results were stored this run
+  /// Batches still running at the provider when the run returned (cancelled, or stopped):
+  /// the next run polls them.
+  std::size_t batches_open = 0;
   std::map<std::string, std::size_t> failed_by_cause;
   std::map<std::string, std::size_t> not_sent;  ///< pending, by reason (budget, cancelled, provider stopped)
   double spend_usd = 0;     ///< this run

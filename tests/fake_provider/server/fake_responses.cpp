@@ -122,6 +122,8 @@ Json anthropic_error(const std::string& type, const std::string& message) {
 }  // namespace
 
 FakeServer::Response FakeServer::respond(const Request& req) {
+  if (req.path.find("/batches") != std::string::npos || req.path.find("/files") != std::string::npos)
+    return respond_batch(req);
   Response res;
   res.delay_s = opt_.latency_s;
   bool anthropic = req.path.size() >= 9 && req.path.rfind("/messages") == req.path.size() - 9;

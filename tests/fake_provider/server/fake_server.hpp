@@ -16,6 +16,12 @@
 //   times=  apply the fault to the first N receipts of this prompt (default: every time)
 //   latency=<ms> extra latency for this prompt
 //   echo=key  the key received is echoed in the request-id header and in the answer
+//
+// It also runs both batch APIs (fake_batches.cpp): OpenAI's files and batches, Anthropic's
+// message batches. A batch ends batch_delay_s after it was created; each of its requests
+// is then answered as if it had been sent alone (the faults above included, so `fail=500
+// times=1` fails it once). A request whose prompt holds `batch-expire` expires, with its
+// batch, the first time it is in one; the batch's other requests are answered.
 #pragma once
 
 #include <atomic>
@@ -41,6 +47,10 @@ struct FakeServerOptions {
   int max_connections = 512;     ///< further connections are closed at once
   double max_lifetime_s = 900;   ///< the server stops itself after this long
   double idle_timeout_s = 30;    ///< a keep-alive connection idle this long is closed
+  double batch_delay_s = 0.3;    ///< a batch ends this long after it was created
+  /// The answer to a batch's creation comes this long after the batch exists: a client
+  /// killed meanwhile has a batch it never heard of.
+  double batch_create_delay_s = 0;
 };
 
 struct FakeServerStats {
@@ -51,6 +61,8 @@ struct FakeServerStats {
   std::size_t connections = 0;
   std::map<int, std::size_t> by_status;       ///< responses by HTTP status (0: reset)
   std::map<std::string, std::size_t> by_path;
+  std::size_t batches_created = 0;
+  std::size_t batch_requests_run = 0;  ///< requests of batches answered (billed), every batch
 };
 
 class FakeServer {
@@ -94,6 +106,9 @@ class FakeServer {
   void accept_loop();
   void serve(int fd);
   Response respond(const Request& req);
+  Response respond_batch(const Request& req);  // fake_batches.cpp
+  struct Batch;
+  void finish_batch(Batch& batch);
   bool sleep_unless_stopped(double seconds);
 
   FakeServerOptions opt_;
@@ -116,6 +131,10 @@ class FakeServer {
   std::deque<double> window_;            // accepted request times for the RPM limit
   std::vector<std::string> bodies_, auth_;
   std::size_t next_id_ = 0;
+  std::map<std::string, std::shared_ptr<Batch>> batches_;  // by id
+  std::vector<std::string> batch_order_;                   // ids, oldest first
+  std::map<std::string, std::string> files_;               // OpenAI files by id
+  std::map<std::string, int> batch_prompts_seen_;          // user text -> batches it was in
 };
 
 }  // namespace mirac::fake

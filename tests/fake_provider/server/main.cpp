@@ -18,7 +18,7 @@ namespace {
 void usage() {
   std::cerr << "usage: mirac_fake_provider [--port N] [--port-file PATH] [--latency-ms N]\n"
                "         [--rpm N] [--rpm-window-s S] [--lifetime-s S] [--openai-key K]\n"
-               "         [--anthropic-key K] [--quota]\n";
+               "         [--anthropic-key K] [--quota] [--batch-delay-ms N] [--batch-create-delay-ms N]\n";
 }
 
 }  // namespace
@@ -45,6 +45,8 @@ int main(int argc, char** argv) {
     else if (a == "--openai-key") opt.openai_key = next();
     else if (a == "--anthropic-key") opt.anthropic_key = next();
     else if (a == "--quota") opt.quota_exhausted = true;
+    else if (a == "--batch-delay-ms") opt.batch_delay_s = std::stod(next()) / 1000.0;
+    else if (a == "--batch-create-delay-ms") opt.batch_create_delay_s = std::stod(next()) / 1000.0;
     else {
       usage();
       return 2;
@@ -76,6 +78,7 @@ int main(int argc, char** argv) {
   server.stop();
   auto s = server.stats();
   std::cerr << "mirac_fake_provider: " << s.requests << " requests, " << s.answered
-            << " answered, " << s.rate_limited << " rate-limited\n";
+            << " answered, " << s.rate_limited << " rate-limited, " << s.batches_created << " batches, "
+            << s.batch_requests_run << " batch requests run, paid twice " << s.paid_twice << "\n";
   return 0;
 }

@@ -1,0 +1,83 @@
+// batch_run.hpp: the requests a run sends through a provider's batch API, at half price,
+// when a model or judge says `batch true` (or the run `--batch`). Part of the scheduler's
+// run: it submits them before the requests sent one by one, and polls the batches after.
+//
+// What makes it safe to kill at any moment: a batch and its requests are committed to the
+// store (batch_store.hpp) before the provider hears of them; its remote id as soon as the
+// provider answers; its answers before it is marked collected. A run that finds a batch
+// whose creation it cannot confirm looks for it at the provider (OpenAI: by the metadata
+// it was created with; Anthropic: by its size and creation time) before sending it again.
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/batch/batch_store.hpp"
+#include "runtime/batch/batch_wire.hpp"
+#include "runtime/scheduler/scheduler.hpp"
+#include "runtime/store/journal.hpp"
+
+namespace mirac {
+
+/// What the batch part of a run shares with the rest of it.
+struct BatchRunContext {
+  Store& store;
+  BatchStore& batches;
+  HttpClient& http;
+  const SchedulerOptions& options;
+  SchedulerContext& ctx;
+  RunSummary& summary;
+  Progress& progress;
+  double& spent_usd;  ///< this run's spend, shared with the requests sent one by one
+  /// Removes every API key from a text that came back from a server.
+  std::function<std::string(std::string)> redact;
+  /// The API key held by an environment variable ("" when unset or not needed).
+  std::function<std::string(const std::string& key_env)> key;
+  std::function<void(bool final)> report;
+  std::function<void(const std::string&)> log;
+};
+
+class BatchRun {
+ public:
+  explicit BatchRun(BatchRunContext context);
+  ~BatchRun();
+
+  /// Takes up the batches an earlier run left open, then submits `calls` (not answered,
+  /// not in an open batch) in new ones, as far as the budget allows.
+  void start(const std::vector<const ModelCall*>& calls);
+  /// Polls every open batch until each is collected, or the run is cancelled or stopped:
+  /// then the batches stay open at the provider and in the store for the next run.
+  void finish();
+
+ private:
+  struct Open;
+  BatchEndpoint endpoint_of(const BatchRecord& b);
+  void submit_new(const std::vector<const ModelCall*>& calls);
+  bool create_batch(const std::vector<const ModelCall*>& calls, const std::vector<int>& attempts);
+  void send(Open& b);
+  void find_or_send(Open& b);
+  void poll(Open& b);
+  void collect(Open& b);
+  bool store_answers(std::vector<JournalEntry>& entries);
+  /// Sends one call of the batch API and waits for its answer; `ok`: a 2xx arrived.
+  HttpResponse call(HttpRequest request, bool& ok);
+  void stop_provider(const std::string& provider, const std::string& why);
+  double price_factor(const std::string& provider) const;
+  const BatchSettings& settings(const std::string& provider) const;
+  void count_batches();
+
+  BatchRunContext c_;
+  std::vector<std::unique_ptr<Open>> open_;
+  std::deque<ModelCall> resend_;  ///< requests of collected batches to send again
+  std::unordered_map<std::string, int> attempts_;
+  std::map<std::string, std::string> stopped_;  ///< provider -> why
+  double reserved_ = 0;
+  std::uint64_t next_tag_ = 0;
+};
+
+}  // namespace mirac
