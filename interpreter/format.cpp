@@ -1,169 +1,35 @@
-// format.cpp: `mirac fmt`. Expressions render to strings (one line, minimal parentheses);
-// declarations go through a line printer that keeps the indentation and puts every
-// comment back before the first node that follows it in the original text.
+// format.cpp: `mirac fmt`. Declarations go through a line printer that keeps the
+// indentation and puts every comment back where it was relative to the nodes: a comment
+// alone on its line before the first node that follows it, a comment after code at the end
+// of the line printed before that node. Expressions are printed by format_expr.cpp.
 #include "interpreter/format.hpp"
 
 #include <algorithm>
-#include <array>
-#include <fmt/format.h>
+#include <optional>
 
-#include "interpreter/parse.hpp"
+#include "interpreter/format_expr.hpp"
 
 namespace mirac {
 
 namespace {
 
+using format_detail::Columns;
+using format_detail::is_identifier;
+using format_detail::join;
+using format_detail::name_of;
+
 constexpr std::size_t kWidth = 100;  // a one-line form longer than this is split
-
-constexpr std::array<std::string_view, 10> kReserved = {"and", "or",   "not",   "if",   "then",
-                                                        "else", "true", "false", "none", "vs"};
-
-bool is_identifier(std::string_view s) {
-  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
-  if (s.empty() || !alpha(s[0])) return false;
-  for (char c : s)
-    if (!alpha(c) && !(c >= '0' && c <= '9')) return false;
-  return std::find(kReserved.begin(), kReserved.end(), s) == kReserved.end();
-}
-
-template <typename T, typename F>
-std::string join(const std::vector<T>& items, std::string_view sep, F&& render) {
-  std::string out;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (i > 0) out += sep;
-    out += render(items[i]);
-  }
-  return out;
-}
-
-std::string name_of(const ast::Ident& i) { return i.name; }
-
-// --- expressions ----------------------------------------------------------------------
-
-// Binding strength, lowest first. `if` is lowest because its else-branch extends as far
-// right as it can, so it needs parentheses wherever it is an operand.
-enum Prec { kIf, kOr, kAnd, kCmp, kRange, kAdd, kMul, kUnary, kPostfix };
-
-int binary_prec(const std::string& op) {
-  if (op == "or") return kOr;
-  if (op == "and") return kAnd;
-  if (op == "+" || op == "-" || op == "++") return kAdd;
-  if (op == "*" || op == "/") return kMul;
-  return kCmp;
-}
-
-int prec(const ast::Expr& e) {
-  if (const auto* b = std::get_if<ast::Binary>(&e.node)) return binary_prec(b->op);
-  if (std::holds_alternative<ast::RangeLit>(e.node)) return kRange;
-  if (std::holds_alternative<ast::Unary>(e.node)) return kUnary;
-  if (std::holds_alternative<ast::IfExpr>(e.node)) return kIf;
-  return kPostfix;
-}
-
-// A `"""` block whose lines sit two spaces deeper than `indent`; nullopt when the value
-// would not read back unchanged (it holds `"""`, or lines with trailing '\r').
-std::optional<std::string> long_string(const std::string& value, int indent) {
-  if (value.find("\"\"\"") != std::string::npos) return std::nullopt;
-  std::string pad(static_cast<std::size_t>(indent) + 2, ' ');
-  std::string out = "\"\"\"\n";
-  for (std::size_t start = 0;;) {
-    std::size_t nl = value.find('\n', start);
-    std::string_view line(value.data() + start, (nl == std::string::npos ? value.size() : nl) - start);
-    if (!line.empty()) out += pad + std::string(line);
-    out += '\n';
-    if (nl == std::string::npos) break;
-    start = nl + 1;
-  }
-  out += std::string(static_cast<std::size_t>(indent), ' ') + "\"\"\"";
-  if (decode_string_literal(out) != value) return std::nullopt;
-  return out;
-}
-
-std::string string_lit(const ast::StringLit& s, int indent) {
-  if (s.bare) return s.value;
-  if (s.multiline) {
-    if (auto block = long_string(s.value, indent)) return *block;
-  }
-  return quote_string(s.value);
-}
-
-class ExprPrinter {
- public:
-  explicit ExprPrinter(int indent) : indent_(indent) {}
-
-  std::string print(const ast::Expr& e) const {
-    return std::visit([&](const auto& n) { return node(n); }, e.node);
-  }
-
-  /// The pieces of a left-associative chain `a op b op c` at the top of `e`: "a", "op b",
-  /// "op c", each printed as in the whole; one piece when `e` is not such a chain.
-  std::vector<std::string> chain(const ast::Expr& e) const {
-    const auto* b = std::get_if<ast::Binary>(&e.node);
-    int p = b ? binary_prec(b->op) : kPostfix;
-    if (!b || p == kCmp) return {print(e)};
-    std::vector<std::string> pieces;
-    const ast::Expr* left = &e;
-    for (const ast::Binary* cur = b; cur && binary_prec(cur->op) == p; cur = std::get_if<ast::Binary>(&left->node)) {
-      pieces.push_back(cur->op + " " + operand(*cur->rhs, p + 1));
-      left = &*cur->lhs;
-    }
-    pieces.push_back(operand(*left, p));
-    std::reverse(pieces.begin(), pieces.end());
-    return pieces;
-  }
-
- private:
-  std::string operand(const ast::Expr& e, int min_prec) const {
-    std::string s = print(e);
-    return prec(e) < min_prec ? "(" + s + ")" : s;
-  }
-  std::string args(const std::vector<ast::Expr>& list) const {
-    return join(list, ", ", [&](const ast::Expr& a) { return print(a); });
-  }
-
-  std::string node(const ast::NumberLit& n) const { return n.text; }
-  std::string node(const ast::StringLit& s) const { return string_lit(s, indent_); }
-  std::string node(const ast::BoolLit& b) const { return b.value ? "true" : "false"; }
-  std::string node(const ast::NoneLit&) const { return "none"; }
-  std::string node(const ast::Name& n) const { return n.name; }
-  std::string node(const ast::Field& f) const { return operand(*f.base, kPostfix) + "." + f.field.name; }
-  std::string node(const ast::CellSelect& c) const {
-    return operand(*c.base, kPostfix) + "[" + join(c.items, ", ", [](const ast::CellItem& i) {
-             return (i.factor ? i.factor->name + "=" : std::string()) + i.level.name;
-           }) + "]";
-  }
-  std::string node(const ast::Call& c) const { return c.callee.name + "(" + args(c.args) + ")"; }
-  std::string node(const ast::Unary& u) const {
-    return (u.op == "-" ? "-" : "not ") + operand(*u.operand, kUnary);
-  }
-  std::string node(const ast::Binary& b) const {
-    int p = binary_prec(b.op);
-    // Comparisons do not chain, so a comparison on the left needs parentheses too.
-    return operand(*b.lhs, p == kCmp ? p + 1 : p) + " " + b.op + " " + operand(*b.rhs, p + 1);
-  }
-  std::string node(const ast::IfExpr& i) const {
-    return "if " + print(*i.cond) + " then " + print(*i.then_branch) + " else " + print(*i.else_branch);
-  }
-  std::string node(const ast::ListLit& l) const { return "[" + args(l.items) + "]"; }
-  std::string node(const ast::RangeLit& r) const {
-    return operand(*r.lo, kRange + 1) + ".." + operand(*r.hi, kRange + 1);
-  }
-
-  int indent_;
-};
-
-// --- declarations ---------------------------------------------------------------------
-
-using Columns = std::vector<std::pair<ast::Ident, ast::Column>>;
 
 class Printer {
  public:
-  explicit Printer(const ast::Module& m) : module_(m) {}
+  /// `text`: the module's source, to tell a comment after code from one alone on its line.
+  Printer(const ast::Module& m, std::string_view text) : module_(m), text_(text) {}
 
   std::string run() {
     int prev_kind = -1;
     bool prev_single = false;
     for (const ast::Decl& d : module_.decls) {
+      flush(d.range.begin.byte, true);  // after the previous declaration's last line
       std::size_t before = next_comment_;
       std::string lead = capture([&] { flush(d.range.begin.byte); });
       // A comment set apart by a blank line (a file header, a section title) stays apart.
@@ -178,6 +44,7 @@ class Printer {
       prev_kind = kind;
       prev_single = single;
     }
+    flush(std::string::npos, true);
     if (next_comment_ < module_.comments.size() && !module_.decls.empty()) out_ += '\n';
     flush(std::string::npos);
     return out_;
@@ -198,15 +65,35 @@ class Printer {
     out_.append(static_cast<std::size_t>(indent_) * 2, ' ');
     out_ += text;
     out_ += '\n';
+    last_line_takes_comment_ = true;
   }
-  // Emits the comments that start before `byte`, each on its own line; a blank line between
-  // two of them (two paragraphs of comments) stays.
-  void flush(std::size_t byte) {
+  // Emits the comments that start before `byte`. A comment that follows code on its line
+  // goes at the end of the line printed last, so that it stays with the code it was written
+  // beside; it gets a line of its own when that line is a comment or has one already (a
+  // second `//` would swallow the first into one comment). Every other comment is on its
+  // own line, and a blank line between two of them (two paragraphs of comments) stays.
+  // `trailing_only` stops at the first comment that would need a line of its own.
+  void flush(std::size_t byte, bool trailing_only = false) {
     const auto& cs = module_.comments;
     for (bool first = true; next_comment_ < cs.size() && cs[next_comment_].range.begin.byte < byte; first = false) {
-      if (!first && cs[next_comment_].range.begin.line > cs[next_comment_ - 1].range.end.line + 1) out_ += '\n';
-      line(cs[next_comment_++].text);
+      const ast::Comment& c = cs[next_comment_];
+      if (last_line_takes_comment_ && !out_.empty() && follows_code(c) && c.text.find('\n') == std::string::npos) {
+        out_.insert(out_.size() - 1, " " + c.text);
+        last_line_takes_comment_ = false;
+        ++next_comment_;
+        continue;
+      }
+      if (trailing_only) return;
+      if (!first && c.range.begin.line > cs[next_comment_ - 1].range.end.line + 1) out_ += '\n';
+      line(c.text);
+      last_line_takes_comment_ = false;
+      ++next_comment_;
     }
+  }
+  bool follows_code(const ast::Comment& c) const {
+    for (std::size_t b = std::min(c.range.begin.byte, text_.size()); b > 0 && text_[b - 1] != '\n'; --b)
+      if (text_[b - 1] != ' ' && text_[b - 1] != '\t' && text_[b - 1] != '\r') return true;
+    return false;
   }
   void flush_at(const SourceRange& r) { flush(r.begin.byte); }
   bool has_comments(const SourceRange& r) const {
@@ -239,14 +126,14 @@ class Printer {
   }
 
   // Expressions need the indentation in spaces for the lines of a `"""` block.
-  std::string ex(const ast::Expr& e) const { return ExprPrinter(indent_ * 2).print(e); }
-  std::string str(const ast::StringLit& s) const { return string_lit(s, indent_ * 2); }
+  std::string ex(const ast::Expr& e) const { return format_detail::print_expr(e, indent_ * 2); }
+  std::string str(const ast::StringLit& s) const { return format_detail::string_literal(s, indent_ * 2); }
   // `head EXPR`; when too long and EXPR is an `or`/`and`/`+`/`++` chain, the chain breaks
   // before its operators onto continuation lines (blanks may separate any two tokens).
   void expr_line(const std::string& head, const ast::Expr& e, const std::string& tail = "") {
     std::string flat = head + ex(e) + tail;
     if (fits(flat) || flat.find('\n') != std::string::npos) return line(flat);
-    auto pieces = ExprPrinter(indent_ * 2 + 2).chain(e);
+    auto pieces = format_detail::expr_chain(e, indent_ * 2 + 2);
     std::vector<std::string> lines{head + pieces[0]};
     for (std::size_t i = 1; i < pieces.size(); ++i) {
       std::size_t width = static_cast<std::size_t>(indent_ + (lines.size() > 1 ? 1 : 0)) * 2;
@@ -632,246 +519,21 @@ class Printer {
   }
 
   const ast::Module& module_;
+  std::string_view text_;
   std::string out_;
+  // Whether out_'s last line is code without a comment (see flush).
+  bool last_line_takes_comment_ = false;
   int indent_ = 0;
   std::size_t next_comment_ = 0;
 };
 
 }  // namespace
 
-std::string quote_string(std::string_view value) {
-  std::string out = "\"";
-  for (char c : value) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      case '\0': out += "\\0"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) out += fmt::format("\\u{{{:x}}}", static_cast<int>(c));
-        else out += c;
-    }
-  }
-  return out + "\"";
-}
-
-std::string format_module(const ast::Module& module, const SourceManager&) { return Printer(module).run(); }
-
-namespace {
-
-// --- dump_ast -------------------------------------------------------------------------
-// (head child child ...), one declaration per line. Optional parts that are absent are
-// left out, so the dump reads like the source it came from.
-
-// Built by appending: GCC 12 at -O3 warns falsely (-Wrestrict, its bug 105329) about
-// `const char* + std::string&&`, which a Release build treats as an error.
-std::string sx(std::string head, std::initializer_list<std::string> parts) {
-  std::string out = "(";
-  out += head;
-  for (const auto& p : parts)
-    if (!p.empty()) {
-      out += ' ';
-      out += p;
-    }
-  out += ')';
-  return out;
-}
-template <typename T, typename F>
-std::string sx_list(std::string head, const std::vector<T>& items, F&& render) {
-  std::string out = "(";
-  out += head;
-  for (const auto& i : items) {
-    out += ' ';
-    out += render(i);
-  }
-  out += ')';
-  return out;
-}
-template <typename T, typename F>
-std::string opt(const std::optional<T>& v, F&& render) {
-  return v ? render(*v) : std::string();
-}
-
-std::string q(const ast::StringLit& s) { return quote_string(s.value); }
-
-std::string dx(const ast::Expr& e);
-std::string dx_node(const ast::NumberLit& n) { return n.text; }
-std::string dx_node(const ast::StringLit& s) { return q(s); }
-std::string dx_node(const ast::BoolLit& b) { return b.value ? "true" : "false"; }
-std::string dx_node(const ast::NoneLit&) { return "none"; }
-std::string dx_node(const ast::Name& n) { return n.name; }
-std::string dx_node(const ast::Field& f) { return sx(".", {dx(*f.base), f.field.name}); }
-std::string dx_node(const ast::CellSelect& c) {
-  return sx("cell", {dx(*c.base), join(c.items, " ", [](const ast::CellItem& i) {
-                       return (i.factor ? i.factor->name + "=" : std::string()) + i.level.name;
-                     })});
-}
-std::string dx_node(const ast::Call& c) { return sx_list("call " + c.callee.name, c.args, dx); }
-std::string dx_node(const ast::Unary& u) { return sx(u.op, {dx(*u.operand)}); }
-std::string dx_node(const ast::Binary& b) { return sx(b.op, {dx(*b.lhs), dx(*b.rhs)}); }
-std::string dx_node(const ast::IfExpr& i) { return sx("if", {dx(*i.cond), dx(*i.then_branch), dx(*i.else_branch)}); }
-std::string dx_node(const ast::ListLit& l) { return sx_list("list", l.items, dx); }
-std::string dx_node(const ast::RangeLit& r) { return sx("..", {dx(*r.lo), dx(*r.hi)}); }
-std::string dx(const ast::Expr& e) {
-  return std::visit([](const auto& n) { return dx_node(n); }, e.node);
-}
-
-std::string d_block(const ast::Block& b) {
-  return sx_list("block", b.props, [](const ast::Property& p) {
-    return sx(p.key.name, {opt(p.value, dx), opt(p.block, d_block)});
-  });
-}
-std::string d_source(const ast::DataSource& s) { return sx(s.format.name, {q(s.path)}); }
-std::string d_column(const ast::Column& c) { return quote_string(c.name); }
-std::string d_columns(const Columns& cols) {
-  return sx_list("columns", cols, [](const auto& c) { return sx(c.first.name, {d_column(c.second)}); });
-}
-std::string d_field(const ast::FieldPath& f) { return f.field.name + (f.level ? "." + f.level->name : ""); }
-std::string d_values(std::string head, const std::vector<ast::FieldValue>& fields) {
-  return sx_list(std::move(head), fields, [](const ast::FieldValue& f) { return sx(d_field(f.target), {dx(f.value)}); });
-}
-std::string d_cell(const ast::CellPath& p) { return join(p.levels, ".", name_of); }
-std::string d_json(const ast::JsonTable& t) { return sx("json-table", {d_source(t.source), q(t.at), q(t.key)}); }
-std::string d_texts(const ast::LangTexts& t) {
-  if (t.all) return sx("all", {dx(*t.all)});
-  return sx_list("texts", t.by_level, [](const auto& p) { return sx(p.first.name, {dx(p.second)}); });
-}
-std::string d_idents(std::string head, const std::vector<ast::Ident>& ids) { return sx_list(std::move(head), ids, name_of); }
-std::string d_options(const std::vector<ast::AnalysisOption>& opts) {
-  return sx_list("options", opts, [](const ast::AnalysisOption& o) {
-    std::string values = join(o.values, " ", [](const ast::OptionValue& v) {
-      return sx("value", {opt(v.label, name_of) + (v.label ? ":" : ""), dx(v.value), opt(v.versus, dx)});
-    });
-    return sx(o.key.name, {values, opt(o.columns, d_columns)});
-  });
-}
-
-std::string d(const ast::AuditDecl& a) { return sx("audit " + a.name.name, {d_block(a.settings)}); }
-std::string d(const ast::UseDecl& u) { return sx("use", {u.is_path ? quote_string(u.module) : u.module}); }
-std::string d(const ast::FactorDecl& f) {
-  return sx_list("factor " + f.name.name, f.levels, [](const ast::Level& l) {
-    return l.label ? sx(l.name.name, {q(*l.label)}) : l.name.name;
-  });
-}
-std::string d(const ast::DesignDecl& x) { return d_idents("design", x.factors); }
-std::string d(const ast::SeedsDecl& s) {
-  std::string maps = join(s.mappings, " ", [](const ast::FieldMapping& m) {
-    std::string vm = m.has_map ? sx_list("map", m.value_map, [](const auto& e) { return sx(q(e.from), {q(e.to)}); }) : "";
-    return sx("= " + d_field(m.target), {d_column(m.column), vm});
-  });
-  std::string seeds = join(s.inline_seeds, " ", [](const ast::InlineSeed& i) { return d_values("seed " + dx(i.id), i.fields); });
-  std::string joins = join(s.joins, " ", [](const ast::SeedJoin& j) { return sx("join", {d_source(j.source), j.key.name}); });
-  return sx("seeds", {opt(s.source, d_source), joins, maps, seeds});
-}
-std::string d(const ast::ChecklistsDecl& c) {
-  std::string lists =
-      join(c.inline_checklists, " ", [](const ast::InlineChecklist& i) { return d_values("checklist " + dx(i.seed), i.fields); });
-  return sx("checklists", {opt(c.source, d_source), opt(c.key, d_column), lists});
-}
-std::string d(const ast::VariantDecl& v) {
-  std::string ins = join(v.instructions, " ", [](const ast::VariantInstruction& i) { return sx(d_cell(i.cell), {d_texts(i.texts)}); });
-  std::string rw = opt(v.rewriter, [](const ast::RewriterSpec& r) {
-    return sx("rewriter " + r.preset.name, {q(r.model), opt(r.settings, d_block)});
-  });
-  std::string lock = join(v.locks, " ", [](const ast::LockSpec& l) { return sx("lock", {d_source(l.source), d_columns(l.columns)}); });
-  std::string seeds = join(v.seed_texts, " ", [](const ast::VariantSeedTexts& s) {
-    return sx_list("seed " + dx(s.seed), s.texts, [](const auto& t) { return sx(d_cell(t.first), {dx(t.second)}); });
-  });
-  return sx("variant " + v.field.name, {d_idents("by", v.by), opt(v.instructions_from, d_json), ins, rw, lock, seeds});
-}
-std::string d(const ast::TextDecl& t) {
-  std::string levels = join(t.levels, " ", [](const ast::TextLevel& l) {
-    std::string derived = opt(l.derived, [](const ast::DerivedText& x) {
-      return sx("from", {d_source(x.source), dx(x.where), dx(x.select)});
-    });
-    return sx(l.level.name, {opt(l.texts, d_texts), derived});
-  });
-  return sx("text " + t.factor.name, {opt(t.from, d_json), levels});
-}
-std::string d(const ast::PromptDecl& p) { return sx("prompt", {dx(p.id), dx(p.text)}); }
-std::string d(const ast::ProviderDecl& p) { return sx("provider " + p.name.name, {d_block(p.settings)}); }
-std::string d(const ast::PricesDecl& p) {
-  return sx_list("prices " + p.provider.name, p.entries,
-                 [](const ast::PriceEntry& e) { return sx(q(e.model), {d_block(e.price)}); });
-}
-std::string d(const ast::ModelDecl& m) {
-  return sx("model " + m.name.name, {m.preset.name, q(m.model), opt(m.settings, d_block)});
-}
-std::string d(const ast::DefaultsDecl& x) { return sx("defaults", {d_block(x.settings)}); }
-std::string d(const ast::ArmDecl& a) { return sx("arm " + a.name.name, {d_block(a.settings)}); }
-std::string d(const ast::JudgeDecl& j) {
-  return sx("judge " + j.name.name, {j.preset.name, q(j.model), opt(j.settings, d_block)});
-}
-std::string d_dim(const ast::DimDecl& x) {
-  std::string anchors = join(x.anchors, " ", [](const ast::Anchor& a) { return sx("anchor", {dx(a.score), q(a.label), opt(a.text, q)}); });
-  return sx("dim " + x.name.name,
-            {q(x.title), opt(x.description, q), anchors,
-             opt(x.na_when, [](const ast::Expr& e) { return sx("na", {dx(e)}); }),
-             opt(x.against, [](const ast::Expr& e) { return sx("against", {dx(e)}); }),
-             join(x.notes, " ", [](const auto& n) { return sx("note", {q(n)}); }),
-             opt(x.scored_by, [](const ast::Ident& i) { return sx("scored_by", {i.name}); }),
-             join(x.bands, " ", [](const ast::Band& b) {
-               return sx("band", {dx(b.score), b.at_least ? dx(*b.at_least) : std::string("otherwise")});
-             })});
-}
-std::string d_criteria(const ast::CriteriaDecl& c) {
-  return sx("criteria", {dx(c.source), opt(c.description, q), opt(c.per, name_of)});
-}
-std::string d(const ast::RubricDecl& r) {
-  std::string order = r.order.empty() ? "" : sx_list("order", r.order, [](const auto& s) { return d_idents("step", s); });
-  return sx("rubric " + r.name.name,
-            {opt(r.scale, dx), opt(r.worst, name_of), join(r.instructions, " ", q), join(r.dims, " ", d_dim),
-             opt(r.criteria, d_criteria), order});
-}
-std::string d(const ast::FlagDecl& f) {
-  std::string pairs = join(f.pairings, " ", [](const ast::Pairing& p) {
-    return sx("pair " + p.factor.name, {p.a.name, p.b.name});
-  });
-  return sx("flag " + f.name.name, {pairs, dx(f.when)});
-}
-std::string d(const ast::PanelDecl& p) {
-  return sx("panel " + p.name.name, {p.aggregate.name, d_idents("of", p.judges)});
-}
-std::string d(const ast::ContrastDecl& c) {
-  return sx("contrast " + c.name.name, {dx(c.value), c.by.empty() ? "" : d_idents("by", c.by),
-                                        c.where ? sx("where", {dx(*c.where)}) : ""});
-}
-std::string d(const ast::AnalysisDecl& a) {
-  std::string formula = opt(a.formula, [](const ast::Formula& f) {
-    return sx_list("~ " + f.response.name, f.terms, [](const ast::FormulaTerm& t) {
-      return t.group ? sx("random", {t.group->name}) : d_idents(t.crossed ? "*" : ":", t.vars);
-    });
-  });
-  return sx("analysis " + a.name.name + " " + a.kind.name, {formula, sx_list("args", a.args, dx), d_options(a.options)});
-}
-std::string d(const ast::ReportDecl& r) {
-  return sx_list("report " + r.name.name, r.items, [](const ast::ReportItem& i) {
-    return sx(i.kind.name, {opt(i.content, dx), d_options(i.options)});
-  });
-}
-
-std::string d_item(const char* key, const std::optional<ast::Expr>& e) {
-  return opt(e, [&](const ast::Expr& v) { return sx(key, {dx(v)}); });
-}
-std::string d(const ast::SimulateDecl& s) {
-  std::string dims = join(s.dims, " ", [](const ast::SimDim& x) {
-    std::string effects = join(x.effects, " ", [](const ast::SimEffect& e) { return sx("effect", {dx(e.when), dx(e.value)}); });
-    std::string randoms = join(x.randoms, " ", [](const ast::SimRandom& r) { return sx("random " + d_field(r.group), {dx(r.sd)}); });
-    return sx("dim " + x.dim.name, {d_item("intercept", x.intercept), effects, randoms, d_item("residual", x.residual),
-                                    d_item("na", x.na_rate), d_item("na_when", x.na_when), d_item("round", x.round),
-                                    d_item("clip", x.clip)});
-  });
-  return sx("simulate", {d_item("seed", s.seed), dims});
-}
-
-}  // namespace
-
-std::string dump_ast(const ast::Module& module) {
-  std::string out;
-  for (const auto& decl : module.decls) out += std::visit([](const auto& n) { return d(n); }, decl.node) + "\n";
-  return out;
+std::string format_module(const ast::Module& module, const SourceManager& sources) {
+  const std::string_view text = module.file >= 0 && static_cast<std::size_t>(module.file) < sources.size()
+                                    ? std::string_view(sources.text(module.file))
+                                    : std::string_view();
+  return Printer(module, text).run();
 }
 
 }  // namespace mirac

@@ -11,10 +11,10 @@ namespace mirac {
 
 /// Canonical `.audit` source for a parsed module: 2-space indentation, one blank line
 /// between declarations (none between consecutive one-line declarations of the same kind),
-/// minimal parentheses, and every comment of `module.comments` kept, each on its own line
-/// before the first node that follows it. Idempotent; re-parsing the result gives the
-/// same `dump_ast`. `sources` supplies nothing but the module's file text today; it is
-/// taken so that later layout choices may look at the original spelling.
+/// minimal parentheses, and every comment of `module.comments` kept: one written after code
+/// stays at the end of a line of code, any other is on its own line before the first node
+/// that follows it. Idempotent; re-parsing the result gives the same `dump_ast`. `sources`
+/// holds the module's file text, which tells the two kinds of comment apart.
 std::string format_module(const ast::Module& module, const SourceManager& sources);
 
 /// A deterministic S-expression dump of the module without source ranges: one line per

@@ -39,6 +39,41 @@ bool skipped(const fs::path& relative) {
 
 }  // namespace
 
+TEST_CASE("fmt keeps a comment written after code at the end of a line of code") {
+  // Moved to a line of its own, `scale 1..5 // five points` would read as a comment on
+  // the line after it.
+  const std::string text =
+      "audit a { // the header\n"
+      "  title \"t\"   // spaces before it shrink to one\n"
+      "  // alone on its line\n"
+      "  data \"d\" /* a block */ // a second comment goes on a line of its own\n"
+      "}\n"
+      "model m = openai(\"x\") // stays with m, and m with n\n"
+      "model n = openai(\"y\")\n"
+      "flag F = D1 >= 4 or // inside an expression: at the end of its line\n"
+      "  D2 >= 4\n"
+      "/* over\n   two lines */ contrast C = D3[zh] - D3[en] // the last\n";
+  const std::string want =
+      "audit a { // the header\n"
+      "  title \"t\" // spaces before it shrink to one\n"
+      "  // alone on its line\n"
+      "  data \"d\" /* a block */\n"
+      "  // a second comment goes on a line of its own\n"
+      "}\n"
+      "\n"
+      "model m = openai(\"x\") // stays with m, and m with n\n"
+      "model n = openai(\"y\")\n"
+      "\n"
+      "flag F = D1 >= 4 or D2 >= 4 // inside an expression: at the end of its line\n"
+      "\n"
+      "/* over\n   two lines */\n"
+      "contrast C = D3[zh] - D3[en] // the last\n";
+  auto parsed = parse_text(text);
+  REQUIRE_MESSAGE(parsed->errors.empty(), parsed->errors);
+  CHECK(mirac::format_module(parsed->module, parsed->sources) == want);
+  CHECK(check_roundtrip("trailing.audit", text));
+}
+
 TEST_CASE("fmt round-trips the all-constructs corpus") {
   fs::path corpus = mirac::test::source_dir() / "tests/grammar/corpus/all_constructs.audit";
   std::string text = mirac::test::read_file(corpus);
