@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <optional>
 
 #include "runtime/http/curl_multi_client.hpp"
 #include "runtime/offline/offline_model.hpp"
@@ -26,11 +27,15 @@ RunSummary run_plan(const std::vector<ModelCall>& calls, const std::filesystem::
 RunSummary run_plan(const std::vector<ModelCall>& calls, Store& store, const SchedulerOptions& options,
                     const std::atomic<bool>& cancel, const RunHooks& hooks, std::uint64_t jitter_seed) {
   ProcessEnvironment env;
-  CurlOptions curl;
-  // CURLOPT_NOPROXY replaces the NO_PROXY variable, so keep the user's list as well.
-  for (const char* var : {"NO_PROXY", "no_proxy"})
-    if (auto v = env.get(var)) curl.no_proxy += "," + *v;
-  CurlMultiClient network(curl);
+  std::optional<CurlMultiClient> curl_client;  // only when the caller brought no transport
+  if (!options.transport) {
+    CurlOptions curl;
+    // CURLOPT_NOPROXY replaces the NO_PROXY variable, so keep the user's list as well.
+    for (const char* var : {"NO_PROXY", "no_proxy"})
+      if (auto v = env.get(var)) curl.no_proxy += "," + *v;
+    curl_client.emplace(curl);
+  }
+  HttpClient& network = options.transport ? *options.transport : *curl_client;
   OfflineRoutingClient http(network, options.offline_replies);  // the built-in `offline` provider never touches the network
   SystemClock clock;
   SeededRandom random(jitter_seed);

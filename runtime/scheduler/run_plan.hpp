@@ -1,6 +1,7 @@
 // run_plan.hpp: what the CLI calls for `mirac run`: opens the store in the run directory,
-// wires the real HTTP client, clock, jitter source and environment, and runs the
-// scheduler. Also the text the CLI prints for progress, summaries and status.
+// wires the real HTTP client (or the options' transport), clock, jitter source and
+// environment, and runs the scheduler. Also the text the CLI prints for progress,
+// summaries and status.
 #pragma once
 
 #include <atomic>

@@ -66,6 +66,9 @@ struct SchedulerOptions {
   /// Replies of the built-in offline provider that the spec declares (offline_model.hpp);
   /// empty: its heuristics. Only `offline:` requests see it.
   OfflineReplies offline_replies;
+  /// The transport for every request but `offline:` ones; null: libcurl (run_plan). Not
+  /// owned. A program embedding mirac, or a test, passes its own.
+  HttpClient* transport = nullptr;
 };
 
 struct Progress {
