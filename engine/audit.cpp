@@ -21,6 +21,12 @@ Outcome run_audit(const AuditOptions& options, const std::atomic<bool>& cancel, 
   if (options.resamples < 1) return Outcome::fail(kUsageError, "mirac run: --resamples must be at least 1");
   Audit audit = open_audit(options);  // compile and plan
   events.compiled(audit);
+  return run_audit(audit, cancel, events);
+}
+
+Outcome run_audit(Audit& audit, const std::atomic<bool>& cancel, AuditEvents& events) {
+  const AuditOptions& options = audit.options;
+  if (options.resamples < 1) return Outcome::fail(kUsageError, "mirac run: --resamples must be at least 1");
   if (!audit.ok()) return Outcome::fail(kSpecError);
   Selection selection;
   if (Outcome selected = select_requests(audit, selection); !selected.ok()) return selected;

@@ -43,6 +43,9 @@ class AuditEvents {
 /// stopped and pays for nothing twice. `cancel` (Ctrl-C) stops sending and keeps every
 /// answer served. kOk only when everything selected was answered, judged and analyzed.
 Outcome run_audit(const AuditOptions& options, const std::atomic<bool>& cancel, AuditEvents& events);
+/// The same from the select step on, for an audit already compiled (from text, say: the
+/// embedding API, mirac/mirac.hpp). kSpecError when it did not compile.
+Outcome run_audit(Audit& audit, const std::atomic<bool>& cancel, AuditEvents& events);
 
 /// `mirac analyze`: compile, plan, analyze (a scores CSV, else the run store), report.
 Outcome analyze_only(const AuditOptions& options, AuditEvents& events);

@@ -4,15 +4,31 @@
 
 namespace mirac {
 
-std::unique_ptr<Compilation> compile(const std::filesystem::path& spec_path, const CheckOptions& options) {
-  auto c = std::make_unique<Compilation>();
-  c->modules = load_modules(spec_path, c->sources, c->diags);  // phase 1: parse
+namespace {
+
+// Phases 2 and 3 on what phase 1 read.
+std::unique_ptr<Compilation> check_and_plan(std::unique_ptr<Compilation> c, const CheckOptions& options) {
   if (c->modules.empty() || !c->ok()) return c;
   c->spec = check(c->modules, options, c->sources, c->diags);  // phase 2: resolve and check
   if (!c->ok()) return c;
   if (options.offline) use_offline_provider(c->spec);
   c->plan = build_plan(c->spec, c->diags);  // phase 3: plan
   return c;
+}
+
+}  // namespace
+
+std::unique_ptr<Compilation> compile(const std::filesystem::path& spec_path, const CheckOptions& options) {
+  auto c = std::make_unique<Compilation>();
+  c->modules = load_modules(spec_path, c->sources, c->diags);  // phase 1: parse
+  return check_and_plan(std::move(c), options);
+}
+
+std::unique_ptr<Compilation> compile_text(const std::filesystem::path& spec_path, std::string text,
+                                          const CheckOptions& options) {
+  auto c = std::make_unique<Compilation>();
+  c->modules = load_modules_from_text(spec_path.string(), std::move(text), c->sources, c->diags);  // phase 1
+  return check_and_plan(std::move(c), options);
 }
 
 }  // namespace mirac

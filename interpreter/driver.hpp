@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <string>
 
 #include "interpreter/check.hpp"
 #include "interpreter/plan.hpp"
@@ -22,5 +23,9 @@ struct Compilation {
 
 /// parse -> check -> plan. Stops after the phase that found errors; the diagnostics say why.
 std::unique_ptr<Compilation> compile(const std::filesystem::path& spec_path, const CheckOptions& options);
+/// The same for spec text that stands for the file `spec_path` (nothing is read there):
+/// diagnostics name it so, and its data and `use`d files are found beside it.
+std::unique_ptr<Compilation> compile_text(const std::filesystem::path& spec_path, std::string text,
+                                          const CheckOptions& options);
 
 }  // namespace mirac
