@@ -15,6 +15,10 @@ namespace mirac::analyze {
 Output analyze_scores(const Spec& spec, const ScoreTable& scores, const AnalyzeOptions& options, SourceManager& sources,
                       Diagnostics& diags);
 
+/// SHA-256 of the spec's text as it was compiled (its entry in `spec.inputs`), not of the
+/// file as it is now: a spec edited since, or one compiled from text, is hashed as it ran.
+std::string spec_sha256(const Spec& spec);
+
 /// The reproducibility manifest's part that the scores and the spec give: spec and scores
 /// paths and SHA-256, data inputs, mirac version, bootstrap seed and resamples (what the
 /// run adds: manifest.hpp).

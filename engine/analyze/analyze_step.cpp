@@ -118,11 +118,6 @@ double analyzed_at(const AuditOptions& options) {
   return std::chrono::duration<double>(now).count();
 }
 
-std::string spec_sha256(const Spec& spec) {
-  std::ifstream in(spec.spec_path, std::ios::binary);
-  return sha256_hex(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
-}
-
 }  // namespace
 
 Outcome analyze_audit(Audit& audit, Analysis& analysis) {
@@ -137,7 +132,7 @@ Outcome analyze_audit(Audit& audit, Analysis& analysis) {
   std::string scores_text;
   StoredAnswers stored;  // empty when the scores come from a file
   analyze::RunFacts run{c.plan, c.sources, o.offline, analyzed_at(o)};
-  analyze::Provenance provenance{c.spec.name, spec_sha256(c.spec), "", analyze::answers_simulated(c.spec, run),
+  analyze::Provenance provenance{c.spec.name, analyze::spec_sha256(c.spec), "", analyze::answers_simulated(c.spec, run),
                                  analyze::simulated_models(c.spec)};
   Outcome read = from_file ? scores_from_file(audit, table, scores_text, analysis.diagnostics)
                            : scores_from_run(audit, analysis.out_dir, analyze::csv_provenance(provenance), table,

@@ -19,14 +19,18 @@ Output analyze_scores(const Spec& spec, const ScoreTable& scores, const AnalyzeO
   return out;
 }
 
+std::string spec_sha256(const Spec& spec) {
+  for (const auto& [path, hash] : spec.inputs)
+    if (path == spec.spec_path.string()) return hash;
+  return sha256_hex("");  // not reached: check records the spec first
+}
+
 nlohmann::ordered_json manifest(const Spec& spec, const std::filesystem::path& scores_path, const std::string& scores_text,
                                 const ScoreTable& scores, const AnalyzeOptions& options) {
-  std::ifstream in(spec.spec_path, std::ios::binary);
-  std::string spec_text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   nlohmann::ordered_json inputs = nlohmann::ordered_json::array();
   for (const auto& [path, hash] : spec.inputs) inputs.push_back({{"path", path}, {"sha256", hash}});
   return {{"mirac_version", MIRAC_VERSION},
-          {"spec", {{"path", spec.spec_path.string()}, {"sha256", sha256_hex(spec_text)}}},
+          {"spec", {{"path", spec.spec_path.string()}, {"sha256", spec_sha256(spec)}}},
           {"inputs", inputs},
           {"scores", {{"path", scores_path.string()}, {"sha256", sha256_hex(scores_text)}, {"rows", scores.rows.size()}}},
           {"dimensions", scores.dims},
