@@ -61,8 +61,9 @@ std::map<std::string, std::vector<std::string>> allowed() {
   // mirac simulate: analyses of drawn scores, written as a report
   a["engine/simulate/"] = with({"engine/session.", "engine/analyze/", "engine/report/"}, below);
   a["engine/audit."] = with({"engine/"}, below);
-  // The command line, over everything.
+  // The command line, and the embedding API beside it, over everything.
   a["cli/"] = with({"engine/"}, below);
+  a["mirac/"] = with({"engine/"}, below);
   return a;
 }
 
@@ -82,7 +83,7 @@ bool permits(const std::vector<std::string>& deps, const std::string& included) 
 
 std::vector<std::string> sources() {
   std::vector<std::string> out;
-  for (const char* dir : {"grammar", "interpreter", "runtime", "engine", "cli"})
+  for (const char* dir : {"grammar", "interpreter", "runtime", "engine", "cli", "mirac"})
     for (const auto& e : fs::recursive_directory_iterator(source_dir() / dir)) {
       const auto ext = e.path().extension();
       if (e.is_regular_file() && (ext == ".cpp" || ext == ".hpp"))
@@ -124,6 +125,8 @@ TEST_CASE("the layer table catches an upward include") {
   CHECK_FALSE(permits(units.at("engine/analyze/"), "engine/audit.hpp"));
   CHECK_FALSE(permits(units.at("runtime/scheduler/"), "runtime/stats/lmm.hpp"));
   CHECK(permits(units.at("cli/"), "engine/audit.hpp"));
+  CHECK_FALSE(permits(units.at("mirac/"), "cli/cli.hpp"));
+  CHECK_FALSE(permits(units.at("engine/audit."), "mirac/mirac.hpp"));
   CHECK(unit_of("engine/session.hpp", units) == "engine/session.");
 }
 
