@@ -51,6 +51,33 @@ void print_judging(const Spec& spec, const std::vector<JudgingCounts>& judging, 
   }
 }
 
+// Open batches one per line (where each is at the provider); collected ones in one line.
+void print_batches(const std::vector<BatchRecord>& batches, std::ostream& out) {
+  if (batches.empty()) return;
+  std::size_t collected = 0, collected_requests = 0;
+  std::vector<const BatchRecord*> open;
+  for (const auto& b : batches) {
+    if (b.state == batch_state::collected) {
+      ++collected;
+      collected_requests += b.requests;
+    } else {
+      open.push_back(&b);
+    }
+  }
+  out << fmt::format("\nbatches: {} collected ({} requests), {} open\n", collected, collected_requests, open.size());
+  for (const BatchRecord* b : open) {
+    const std::string where = b->state == batch_state::submitted
+                                  ? fmt::format("{} at the provider as {}, {} of {} finished", b->remote_status,
+                                                b->remote_id, b->finished, b->requests)
+                                  : fmt::format("{} requests, not yet confirmed at the provider (the next run looks for it "
+                                                "before sending it)",
+                                                b->requests);
+    out << fmt::format("  {} {} {}: {}{}\n", b->local_id, b->provider, b->model, where,
+                       b->message.empty() ? "" : " (" + b->message + ")");
+  }
+  if (!open.empty()) out << "  `mirac run` polls the open batches and stores their answers; nothing is sent twice\n";
+}
+
 int print_status(const AuditOptions& o, bool json, std::ostream& out, std::ostream& err) {
   Audit audit = open_audit(o);
   if (int code = print_compiled(audit, err); code != kOk) return code;
@@ -78,6 +105,7 @@ int print_status(const AuditOptions& o, bool json, std::ostream& out, std::ostre
   if (status.marks.all.any()) out << '\n';
   for (const auto& w : marks_warnings(audit.spec(), status.marks)) out << (w.starts_with("  ") ? "" : "warning: ") << w << '\n';
   print_judging(audit.spec(), status.judging, o.repairs, out);
+  print_batches(status.batches, out);
   out << fmt::format("spend so far: ${:.2f}\n", status.spend_usd);
   return kOk;
 }

@@ -473,6 +473,15 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
     diags.error(at, fmt::format("{}: batch is true or false", who));
     return false;
   };
+  // Only a provider whose batches have a price (`batch_price`) has a batch API to send to.
+  auto check_batch_api = [&](bool batch, const std::string& provider, SourceRange at, const std::string& who) {
+    auto p = spec.providers.find(provider);
+    if (!batch || p == spec.providers.end() || p->second.settings.contains("batch_price")) return;
+    diags.error(at, fmt::format("{}: provider '{}' has no batch API: give the provider batch_price (the share of the "
+                                "list price a batch request costs, 0.5 at OpenAI and Anthropic) if its server speaks "
+                                "OpenAI's or Anthropic's batch protocol, or leave batch out",
+                                who, provider));
+  };
   NameTable model_names("model", diags);
   for (auto [d, m] : all_of<ast::ModelDecl>(decls)) {
     if (!model_names.add(m->name)) continue;
@@ -499,6 +508,7 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
     }
     model.price = resolve_price("model " + m->name.name, m->preset.name, m->model.value, m->settings);
     model.batch = take_batch(model.params, m->settings, m->name.range, "model " + m->name.name);
+    check_batch_api(model.batch, model.provider, m->name.range, "model " + m->name.name);
     spec.models.push_back(std::move(model));
   }
   // A grouping one model declares, every model declares: a model left out would fall in no group.
@@ -560,6 +570,7 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
       judge.params = block_json(*j->settings, diags);
       judge.params.erase("price");
       judge.batch = take_batch(judge.params, j->settings, j->name.range, "judge " + j->name.name);
+      check_batch_api(judge.batch, judge.provider, j->name.range, "judge " + j->name.name);
       if (judge.params.contains("rubric")) {
         judge.rubric = judge.params["rubric"].is_string() ? judge.params["rubric"].get<std::string>() : "";
         judge.params.erase("rubric");

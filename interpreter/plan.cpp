@@ -230,6 +230,16 @@ Plan build_plan(const Spec& spec, Diagnostics& diags) {
   return plan;
 }
 
+// The share of the list price a batch request costs at a provider: its `batch_price`. A
+// provider without one has no batch API (its requests go one by one even under --batch),
+// so its batch price is its list price.
+double batch_share(const Spec& spec, const std::string& provider) {
+  auto p = spec.providers.find(provider);
+  if (p != spec.providers.end() && p->second.settings.contains("batch_price") && p->second.settings["batch_price"].is_number())
+    return p->second.settings["batch_price"].get<double>();
+  return 1.0;
+}
+
 // Per judge, over every request: input tokens of its instructions and message (the answer
 // taken at its model's token limit), output tokens at the judge's own limit; the cost at
 // the judge's price. Repairs are not counted: they happen only for unusable replies.
@@ -266,7 +276,15 @@ nlohmann::ordered_json judging_forecast(const Spec& spec, const Plan& plan, cons
     const double out_tokens = calls * static_cast<double>(limit(judge.params));
     row["max_input_tokens"] = std::llround(in);
     row["max_output_tokens"] = std::llround(out_tokens);
-    if (judge.price) row["max_cost_usd"] = in / 1e6 * judge.price->input + out_tokens / 1e6 * judge.price->output;
+    row["batch"] = judge.batch;
+    if (judge.price) {
+      // At the price it is declared to pay (batch or not), and at the other for comparison.
+      const double list = in / 1e6 * judge.price->input + out_tokens / 1e6 * judge.price->output;
+      const double batch = list * batch_share(spec, judge.provider);
+      row["max_cost_usd"] = judge.batch ? batch : list;
+      row["max_cost_usd_list"] = list;
+      row["max_cost_usd_batch"] = batch;
+    }
     out.push_back(std::move(row));
   }
   return out;
@@ -338,7 +356,7 @@ nlohmann::ordered_json plan_summary(const Spec& spec, const Plan& plan, const So
   // at most the token limit; cost for the models with a price (their own, or their
   // provider's list price).
   nlohmann::ordered_json forecast = nlohmann::ordered_json::object();
-  double total_in = 0, total_out = 0, total_cost = 0;
+  double total_in = 0, total_out = 0, total_cost = 0, total_batch = 0;
   nlohmann::ordered_json unpriced = nlohmann::ordered_json::array();
   for (std::size_t m = 0; m < spec.models.size(); ++m) {
     double in = 0, out = 0;
@@ -350,11 +368,17 @@ nlohmann::ordered_json plan_summary(const Spec& spec, const Plan& plan, const So
     }
     const auto& price = spec.models[m].price;
     nlohmann::ordered_json row{{"input_tokens", std::llround(in)}, {"max_output_tokens", std::llround(out)}};
+    row["batch"] = spec.models[m].batch;
     if (price) {
-      double cost = in / 1e6 * price->input + out / 1e6 * price->output;
+      // At the price the model is declared to pay (`batch true`: the batch price), and at
+      // the batch price for comparison (what `--batch` would cost).
+      const double list = in / 1e6 * price->input + out / 1e6 * price->output;
+      const double batch = list * batch_share(spec, spec.models[m].provider);
       row["price"] = price_json(*price);
-      row["max_cost_usd"] = cost;
-      total_cost += cost;
+      row["max_cost_usd"] = spec.models[m].batch ? batch : list;
+      row["max_cost_usd_batch"] = batch;
+      total_cost += spec.models[m].batch ? batch : list;
+      total_batch += batch;
     } else {
       unpriced.push_back(spec.models[m].name);
     }
@@ -363,7 +387,8 @@ nlohmann::ordered_json plan_summary(const Spec& spec, const Plan& plan, const So
     forecast[spec.models[m].name] = row;
   }
   j["forecast"] = {{"input_tokens", std::llround(total_in)}, {"max_output_tokens", std::llround(total_out)},
-                   {"max_cost_usd", total_cost}, {"unpriced_models", unpriced}, {"by_model", forecast}};
+                   {"max_cost_usd", total_cost}, {"max_cost_usd_batch", total_batch}, {"unpriced_models", unpriced},
+                   {"by_model", forecast}};
   if (sources) j["forecast"]["judging"] = judging_forecast(spec, plan, *sources);
   nlohmann::ordered_json analyses = nlohmann::ordered_json::array();
   for (const auto& a : spec.analyses) analyses.push_back({{"name", a.name.name}, {"kind", a.kind.name}});
@@ -395,16 +420,23 @@ std::string plan_summary_text(const Spec& spec, const Plan& plan, const SourceMa
   out += fmt::format("tokens       ~{} in, at most {} out{}\n", fc["input_tokens"].get<long long>(),
                      fc["max_output_tokens"].get<long long>(),
                      fc["unpriced_models"].size() < spec.models.size()
-                         ? fmt::format("; cost at most ${:.2f}{}", fc["max_cost_usd"].get<double>(),
-                                       fc["unpriced_models"].empty() ? "" : " (priced models only)")
+                         ? fmt::format("; cost at most ${:.2f}{}{}", fc["max_cost_usd"].get<double>(),
+                                       fc["unpriced_models"].empty() ? "" : " (priced models only)",
+                                       fc["max_cost_usd_batch"].get<double>() < fc["max_cost_usd"].get<double>()
+                                           ? fmt::format(", ${:.2f} with --batch", fc["max_cost_usd_batch"].get<double>())
+                                           : "")
                          : "");
   if (fc.contains("judging"))
     for (const auto& jf : fc["judging"])
       out += fmt::format("judging      ~{} in at most, at most {} out{} ({}{}; answers at their token limit, repairs "
                          "not counted)\n",
                          jf["max_input_tokens"].get<long long>(), jf["max_output_tokens"].get<long long>(),
-                         jf.contains("max_cost_usd") ? fmt::format("; cost at most ${:.2f}", jf["max_cost_usd"].get<double>())
-                                                     : "; no price",
+                         jf.contains("max_cost_usd")
+                             ? fmt::format("; cost at most ${:.2f}{}", jf["max_cost_usd"].get<double>(),
+                                           jf["batch"].get<bool>() ? " at batch prices"
+                                                                   : fmt::format(", ${:.2f} with --batch",
+                                                                                 jf["max_cost_usd_batch"].get<double>()))
+                             : "; no price",
                          jf["judge"].get<std::string>(),
                          // A judge grading criteria per element calls more than once per answer.
                          jf["calls"].get<long long>() != static_cast<long long>(plan.requests.size())
@@ -415,7 +447,9 @@ std::string plan_summary_text(const Spec& spec, const Plan& plan, const SourceMa
     const auto& f = fc["by_model"][m.name];
     out += fmt::format("  {:<12} {:>8}  {}(\"{}\")  ~{} tokens in{}\n", m.name, s["requests_by_model"][m.name].get<std::size_t>(),
                        m.provider, m.model, f["input_tokens"].get<long long>(),
-                       f.contains("max_cost_usd") ? fmt::format(", at most ${:.2f}", f["max_cost_usd"].get<double>()) : "");
+                       f.contains("max_cost_usd") ? fmt::format(", at most ${:.2f}{}", f["max_cost_usd"].get<double>(),
+                                                                 f["batch"].get<bool>() ? " (batch)" : "")
+                                                  : "");
   }
   out += "by arm\n";
   for (const auto& a : spec.arms)

@@ -38,12 +38,15 @@ SchedulerOptions scheduler_options(const Spec& spec, const AuditOptions& o) {
       retry.max_attempts = cfg["max_attempts"].get<int>();
     s.provider_retry[name] = retry;
     if (provider.endpoints.size() > 1) s.provider_endpoints[name] = provider.endpoints;
-    BatchSettings batch = s.batch;
-    seconds("batch_poll", batch.poll_s);
-    if (cfg.contains("batch_size") && cfg["batch_size"].is_number_integer() && cfg["batch_size"].get<long long>() > 0)
-      batch.max_requests = cfg["batch_size"].get<std::size_t>();
-    if (cfg.contains("batch_price") && cfg["batch_price"].is_number()) batch.price_factor = cfg["batch_price"].get<double>();
-    s.provider_batch[name] = batch;
+    // A provider with a batch API says what its batches cost (`batch_price`).
+    if (cfg.contains("batch_price") && cfg["batch_price"].is_number()) {
+      BatchSettings batch = s.batch;
+      batch.price_factor = cfg["batch_price"].get<double>();
+      seconds("batch_poll", batch.poll_s);
+      if (cfg.contains("batch_size") && cfg["batch_size"].is_number_integer() && cfg["batch_size"].get<long long>() > 0)
+        batch.max_requests = cfg["batch_size"].get<std::size_t>();
+      s.provider_batch[name] = batch;
+    }
   }
   s.batch_all = o.batch;
   // Providers a plan reaches without a declaration (none today) still honour --timeout.

@@ -152,6 +152,8 @@ Outcome audit_status(const Audit& audit, RunStatus& status) {
       if (state.done) done.insert(hash);
     status.marks = count_marks(audit.spec(), audit.plan(), selection.rows, done, store->marked_answers());
     status.journaled = count_journaled(audit, selection.rows, done);
+    std::string error;
+    if (auto batches = BatchStore::open_to_read(audit.run_dir, error)) status.batches = batches->batches(false);
   }
   status.judging = count_judging(audit, store.get(), selection.rows, states);
   tally(audit.spec(), audit.plan(), selection.rows, states, status);
@@ -216,6 +218,19 @@ nlohmann::ordered_json status_json(const Audit& audit, const RunStatus& g) {
   j["judging"] = judging;
   j["answers_marked"] = marks_json(spec, g.marks);
   j["journaled"] = g.journaled;
+  j["batches"] = nlohmann::ordered_json::array();
+  for (const auto& b : g.batches)
+    j["batches"].push_back({{"id", b.local_id},
+                            {"provider", b.provider},
+                            {"model", b.model},
+                            {"state", b.state},
+                            {"remote_id", b.remote_id},
+                            {"remote_status", b.remote_status},
+                            {"requests", b.requests},
+                            {"finished", b.finished},
+                            {"created_at", b.created_at},
+                            {"updated_at", b.updated_at},
+                            {"message", b.message}});
   j["spend_usd"] = g.spend_usd;
   return j;
 }

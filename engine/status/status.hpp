@@ -14,6 +14,7 @@
 #include "engine/judge/judge_phase.hpp"
 #include "engine/selection.hpp"
 #include "engine/send/answer_marks.hpp"
+#include "runtime/batch/batch_store.hpp"
 #include "runtime/store/hash_key.hpp"
 
 namespace mirac {
@@ -53,6 +54,8 @@ struct RunStatus {
   /// Selected requests not done in the store whose answer waits in the journal (a run
   /// whose store refused writes spilled them there; the next run stores them first).
   std::size_t journaled = 0;
+  /// Every batch the store has sent (`batch true`, `--batch`), oldest first.
+  std::vector<BatchRecord> batches;
 };
 
 /// The status of the requests `audit.options.only` selects. Reads the store without

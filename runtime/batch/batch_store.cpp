@@ -100,6 +100,17 @@ std::unique_ptr<BatchStore> BatchStore::open(const std::filesystem::path& dir, s
   return s;
 }
 
+std::unique_ptr<BatchStore> BatchStore::open_to_read(const std::filesystem::path& dir, std::string& error) {
+  std::unique_ptr<BatchStore> s(new BatchStore());
+  const std::filesystem::path path = dir / "store.sqlite";
+  if (sqlite3_open_v2(path.c_str(), &s->db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
+    error = fmt::format("cannot open store {}: {}", path.string(), s->db_ ? sqlite3_errmsg(s->db_) : "out of memory");
+    return nullptr;
+  }
+  sqlite3_busy_timeout(s->db_, 10000);
+  return s;
+}
+
 BatchStore::~BatchStore() { sqlite3_close_v2(db_); }
 
 bool BatchStore::create(const BatchRecord& b, const std::vector<BatchRequest>& requests, std::string& error) {

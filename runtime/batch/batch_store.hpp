@@ -52,6 +52,9 @@ class BatchStore {
  public:
   /// Opens `<dir>/store.sqlite` (creating the tables when absent). Null with `error`.
   static std::unique_ptr<BatchStore> open(const std::filesystem::path& dir, std::string& error);
+  /// Opens an existing store to read, creating nothing (`mirac status`): a store without
+  /// the batch tables reads as one without batches.
+  static std::unique_ptr<BatchStore> open_to_read(const std::filesystem::path& dir, std::string& error);
   ~BatchStore();
   BatchStore(const BatchStore&) = delete;
   BatchStore& operator=(const BatchStore&) = delete;

@@ -59,6 +59,14 @@ std::string by_cause(const std::map<std::string, std::size_t>& m) {
   return out;
 }
 
+/// "batches 2 running, 1 waiting (1200 requests)", or "" when no batch is open.
+std::string open_batches(const Progress& p) {
+  if (p.batches.empty()) return "";
+  std::string out = "batches";
+  for (const auto& [state, n] : p.batches) out += fmt::format("{} {} {}", out == "batches" ? "" : ",", n, state);
+  return out + fmt::format(" ({} requests)", p.batch_requests);
+}
+
 }  // namespace
 
 std::string format_progress(const Progress& p) {
@@ -67,6 +75,7 @@ std::string format_progress(const Progress& p) {
                               p.total, pct, p.rate_per_s, p.eta_s < 0 ? "?" : format_duration(p.eta_s),
                               p.spend_usd);
   if (p.failed) s += fmt::format(" | {} failed", p.failed);
+  if (!p.batches.empty()) s += " | " + open_batches(p);
   if (!p.errors_by_cause.empty()) s += " | errors: " + by_cause(p.errors_by_cause);
   for (const auto& [provider, left] : p.paused_s)
     s += fmt::format(" | {} paused by the server, resumes in {}", provider, format_duration(left));
@@ -84,6 +93,8 @@ std::string format_progress_line(const Progress& p, const std::string& phase, st
   // The rest in order of importance; each goes in only if it fits.
   std::vector<std::string> parts = {"ETA " + (p.eta_s < 0 ? std::string("?") : format_duration(p.eta_s)),
                                     fmt::format("${:.2f}", p.spend_usd), fmt::format("{:.1f}/s", p.rate_per_s)};
+  // While the provider works through its batches, they are what the line is about.
+  if (!p.batches.empty()) parts.insert(parts.begin() + 2, open_batches(p));
   if (p.failed) parts.push_back(fmt::format("{} failed", p.failed));
   for (const auto& [provider, left] : p.paused_s)
     parts.push_back(fmt::format("{} paused {}", provider, format_duration(left)));
@@ -110,6 +121,9 @@ std::string format_summary(const RunSummary& s) {
       s.skipped, s.sent, s.attempts, s.stored, s.failed);
   if (!s.failed_by_cause.empty()) out += "failed by cause: " + by_cause(s.failed_by_cause) + "\n";
   if (!s.not_sent.empty()) out += "not sent: " + by_cause(s.not_sent) + "\n";
+  if (s.batched || s.batches_collected || s.batches_open)
+    out += fmt::format("batches: {} request(s) submitted in new batches, {} batch(es) collected, {} still open at the provider\n",
+                       s.batched, s.batches_collected, s.batches_open);
   out += fmt::format("spend this run: ${:.4f}", s.spend_usd);
   if (s.estimated_spend_usd > 0) out += fmt::format(" (plan estimate at most ${:.4f})", s.estimated_spend_usd);
   out += "\n";

@@ -134,7 +134,8 @@ const std::string& Run::key(const std::string& key_env) {
 
 bool Run::wants_batch(const ModelCall& call) const {
   // The built-in offline provider answers at once: a batch would only add the polling.
-  return (call.batch || opt_.batch_all) && call.base_url.rfind("offline:", 0) != 0;
+  return (call.batch || (opt_.batch_all && opt_.provider_batch.count(call.provider))) &&
+         call.base_url.rfind("offline:", 0) != 0;
 }
 
 void Run::start_batches() {

@@ -53,8 +53,9 @@ struct SchedulerOptions {
   /// `<PROVIDER>_BASE_URL` with URLs separated by commas overrides it.
   std::map<std::string, std::vector<std::string>> provider_endpoints;
   ProviderTimeouts timeouts;
-  std::map<std::string, BatchSettings> provider_batch;  ///< by provider name, else `batch`
-  BatchSettings batch;
+  /// Providers with a batch API, by name: `--batch` sends only theirs through it.
+  std::map<std::string, BatchSettings> provider_batch;
+  BatchSettings batch;  ///< for a call that says `batch` to a provider not listed
   /// Every paid request goes through its provider's batch API (`mirac run --batch`), not
   /// only those of models and judges that declare `batch true`.
   bool batch_all = false;

@@ -95,7 +95,8 @@ void FakeServer::finish_batch(Batch& b) {
     bool expire = false;
     {
       std::lock_guard lock(mu_);
-      if (user.find("batch-expire") != std::string::npos && batch_prompts_seen_[user]++ == 0) expire = true;
+      const std::string model = body.is_object() ? body.value("model", "") : "";
+      if (user.find("batch-expire") != std::string::npos && batch_prompts_seen_[model + "\n" + user]++ == 0) expire = true;
     }
     const std::string line_id = "batch_req_" + b.id + "_" + std::to_string(++n);
     if (expire || b.cancelled) {
@@ -273,7 +274,8 @@ FakeServer::Response FakeServer::respond_batch(const Request& req) {
     std::vector<std::shared_ptr<Batch>> all;
     {
       std::lock_guard lock(mu_);
-      for (auto it = batch_order_.rbegin(); it != batch_order_.rend(); ++it) all.push_back(batches_[*it]);
+      for (auto it = batch_order_.rbegin(); it != batch_order_.rend(); ++it)
+        if (batches_[*it]->anthropic == anthropic) all.push_back(batches_[*it]);
     }
     const std::string after = query_value(req.path, after_key);
     std::size_t limit = 20;

@@ -203,7 +203,8 @@ FakeServer::Response FakeServer::respond(const Request& req) {
     if (status != 200) return;
     ++stats_.answered;
     // A client that stores every answer it received never asks the same question twice.
-    if (++answers_[user] > 1) ++stats_.paid_twice;
+    // The same question to another model, or under another system prompt, is another request.
+    if (++answers_[model + "\n" + system + "\n" + user] > 1) ++stats_.paid_twice;
   };
 
   if (req.method != "POST" || (!anthropic && !openai)) {

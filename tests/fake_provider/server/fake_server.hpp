@@ -127,14 +127,14 @@ class FakeServer {
   std::condition_variable stop_cv_;
   FakeServerStats stats_;
   std::map<std::string, int> receipts_;  // user text -> times received
-  std::map<std::string, int> answers_;   // user text -> 200 answers sent for it
+  std::map<std::string, int> answers_;   // model, system and user text -> 200 answers sent
   std::deque<double> window_;            // accepted request times for the RPM limit
   std::vector<std::string> bodies_, auth_;
   std::size_t next_id_ = 0;
   std::map<std::string, std::shared_ptr<Batch>> batches_;  // by id
   std::vector<std::string> batch_order_;                   // ids, oldest first
   std::map<std::string, std::string> files_;               // OpenAI files by id
-  std::map<std::string, int> batch_prompts_seen_;          // user text -> batches it was in
+  std::map<std::string, int> batch_prompts_seen_;          // model and user text -> batches it was in
 };
 
 }  // namespace mirac::fake

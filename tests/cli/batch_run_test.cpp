@@ -1,0 +1,100 @@
+// batch_run_test.cpp: `mirac run` with `batch true`, the real binary against the fake
+// provider's batch APIs (OpenAI's and Anthropic's): killed with SIGKILL at random moments
+// (while it records a batch, while the provider creates one it never hears of, while it
+// polls, while it stores results), every rerun resumes and no request is paid twice.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <csignal>
+#include <random>
+#include <thread>
+
+#include "fake_server.hpp"
+#include "mirac_binary.hpp"
+
+using namespace mirac::test;
+
+namespace {
+
+std::string batch_spec(const mirac::fake::FakeServer& server, int seeds) {
+  const std::string host = "http://127.0.0.1:" + std::to_string(server.port());
+  std::string s = "audit batched { title \"batch APIs\" }\n";
+  s += "provider fakeai {\n  protocol openai_chat\n  base_url \"" + host + "/v1\"\n  key_env \"OPENAI_API_KEY\"\n"
+       "  batch_price 0.5\n  batch_poll 0.05\n}\n";
+  s += "provider fakeclaude {\n  protocol anthropic_messages\n  base_url \"" + host +
+       "\"\n  key_env \"ANTHROPIC_API_KEY\"\n  batch_price 0.5\n  batch_poll 0.05\n}\n";
+  s += "factor tone { plain warm }\nseeds {\n";
+  for (int i = 0; i < seeds; ++i)
+    s += "  seed q" + std::to_string(i) + " { question = \"Question number " + std::to_string(i) +
+         (i == 3 ? " batch-expire" : "") + "?\" }\n";
+  s += "}\ntext tone { plain \"\" warm \"Kindly: \" }\nprompt { id \"{seed.id}_{tone}\" text tone.text ++ seed.question }\n";
+  s += "model gpt = fakeai(\"gpt-test\") { max_tokens 64 batch true }\n";
+  s += "model claude = fakeclaude(\"claude-test\") { max_tokens 64 batch true }\n";
+  return s;
+}
+
+/// Starts `mirac run` in the background; its output goes to `log`.
+pid_t start_run(const std::vector<std::string>& args, const std::string& log) {
+  const char* binary = std::getenv("MIRAC_BINARY");
+  REQUIRE(binary != nullptr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    setenv("OPENAI_API_KEY", kTestApiKey, 1);
+    setenv("ANTHROPIC_API_KEY", kTestApiKey, 1);
+    int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    std::vector<char*> argv{const_cast<char*>(binary)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(binary, argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+}  // namespace
+
+TEST_CASE("mirac run with batch true survives SIGKILL at random moments without paying twice") {
+  TempDir dir("batch_kill");
+  mirac::fake::FakeServerOptions options;
+  options.openai_key = options.anthropic_key = kTestApiKey;
+  options.batch_delay_s = 0.4;
+  options.batch_create_delay_s = 0.15;  // a window in which the batch exists but mirac has not heard
+  mirac::fake::FakeServer server(options);
+  std::string error;
+  REQUIRE(server.start(error));
+  const int seeds = 12, requests = seeds * 2 * 2;
+  const std::string spec = dir.write("batched.audit", batch_spec(server, seeds));
+  const std::string store = dir.path("store"), log = dir.path("log");
+  const std::vector<std::string> args = {"run", spec, "--store", store, "--answers-only"};
+
+  std::mt19937 random(20261204);
+  std::uniform_int_distribution<int> delay_ms(30, 700);
+  for (int kill_round = 0; kill_round < 6; ++kill_round) {
+    pid_t child = start_run(args, log);
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(random)));
+    ::kill(child, SIGKILL);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+  }
+  pid_t last = start_run(args, log);
+  int status = 0;
+  ::waitpid(last, &status, 0);
+  const std::string output = read_text(log);
+  INFO(output);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(output.find("taking up") != std::string::npos);  // some run resumed batches a killed one left
+
+  Outcome st = invoke({"status", spec, "--store", store});
+  CHECK(st.out.find("done " + std::to_string(requests) + ", failed 0, pending 0") != std::string::npos);
+  CHECK(st.out.find("batches: ") != std::string::npos);
+  CHECK(st.out.find(" 0 open") != std::string::npos);
+  const auto stats = server.stats();
+  CHECK(stats.paid_twice == 0);
+  // Every request ran once, and the one whose batch expired once more.
+  CHECK(stats.batch_requests_run == static_cast<std::size_t>(requests));
+  CHECK(stats.batches_created >= 4);  // two models, and the expired one sent again for each
+  server.stop();
+}
