@@ -434,8 +434,9 @@ std::string plan_summary_text(const Spec& spec, const Plan& plan, const SourceMa
                          jf.contains("max_cost_usd")
                              ? fmt::format("; cost at most ${:.2f}{}", jf["max_cost_usd"].get<double>(),
                                            jf["batch"].get<bool>() ? " at batch prices"
-                                                                   : fmt::format(", ${:.2f} with --batch",
-                                                                                 jf["max_cost_usd_batch"].get<double>()))
+                                           : jf["max_cost_usd_batch"].get<double>() < jf["max_cost_usd_list"].get<double>()
+                                               ? fmt::format(", ${:.2f} with --batch", jf["max_cost_usd_batch"].get<double>())
+                                               : "")
                              : "; no price",
                          jf["judge"].get<std::string>(),
                          // A judge grading criteria per element calls more than once per answer.

@@ -14,7 +14,7 @@
 #include "engine/judge/judge_phase.hpp"
 #include "engine/selection.hpp"
 #include "engine/send/answer_marks.hpp"
-#include "runtime/batch/batch_store.hpp"
+#include "runtime/store/batch_store.hpp"
 #include "runtime/store/hash_key.hpp"
 
 namespace mirac {

@@ -1,5 +1,5 @@
 // batch_wire.cpp: requests and responses of the OpenAI and Anthropic batch APIs.
-#include "runtime/batch/batch_wire.hpp"
+#include "runtime/providers/batch_wire.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,5 +1,5 @@
 // batch_run.cpp: submit, find again, poll and collect batches (batch_run.hpp).
-#include "runtime/batch/batch_run.hpp"
+#include "runtime/scheduler/batch_run.hpp"
 
 #include <fmt/format.h>
 

@@ -17,8 +17,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "runtime/batch/batch_store.hpp"
-#include "runtime/batch/batch_wire.hpp"
+#include "runtime/store/batch_store.hpp"
+#include "runtime/providers/batch_wire.hpp"
 #include "runtime/scheduler/scheduler.hpp"
 #include "runtime/store/journal.hpp"
 

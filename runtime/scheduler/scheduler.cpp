@@ -3,7 +3,7 @@
 // stop. Every answer is committed before the loop moves on.
 #include "runtime/scheduler/scheduler.hpp"
 
-#include "runtime/batch/batch_run.hpp"
+#include "runtime/scheduler/batch_run.hpp"
 #include "runtime/providers/environment.hpp"
 #include "runtime/providers/server_checks.hpp"
 #include "runtime/scheduler/endpoints.hpp"
@@ -101,7 +101,7 @@ class Run {
   RunSummary sum_;
   Progress prog_;
   std::vector<Item> items_;
-  // Requests for the batch API (runtime/batch), and the batches' part of the run.
+  // Requests for the batch API (batch_run.hpp), and the batches' part of the run.
   std::vector<const ModelCall*> batch_calls_;
   std::unique_ptr<BatchStore> batch_store_;
   std::unique_ptr<BatchRun> batch_run_;

@@ -36,7 +36,7 @@ struct ProviderTimeouts {
   double total_s = 600;  ///< whole request, as the SDKs
 };
 
-/// How a provider's batch API is used (runtime/batch/batch_run.hpp).
+/// How a provider's batch API is used (runtime/scheduler/batch_run.hpp).
 struct BatchSettings {
   double poll_s = 30;                ///< between two looks at a running batch
   std::size_t max_requests = 10000;  ///< per batch (OpenAI takes up to 50,000, Anthropic 100,000)

@@ -1,5 +1,5 @@
 // batch_store.cpp: the batch tables of the run store.
-#include "runtime/batch/batch_store.hpp"
+#include "runtime/store/batch_store.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

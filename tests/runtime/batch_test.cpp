@@ -7,8 +7,8 @@
 
 #include "fake_server.hpp"
 #include "helpers.hpp"
-#include "runtime/batch/batch_store.hpp"
-#include "runtime/batch/batch_wire.hpp"
+#include "runtime/store/batch_store.hpp"
+#include "runtime/providers/batch_wire.hpp"
 #include "runtime/http/curl_multi_client.hpp"
 #include "runtime/providers/environment.hpp"
 #include "runtime/scheduler/scheduler.hpp"
