@@ -98,3 +98,36 @@ TEST_CASE("mirac run with batch true survives SIGKILL at random moments without 
   CHECK(stats.batches_created >= 4);  // two models, and the expired one sent again for each
   server.stop();
 }
+
+TEST_CASE("mirac run --batch: answers and judging through the batch API, then the analysis") {
+  TempDir dir("batch_flag");
+  mirac::fake::FakeServerOptions options;
+  options.openai_key = options.anthropic_key = kTestApiKey;
+  options.batch_delay_s = 0.1;
+  mirac::fake::FakeServer server(options);
+  std::string error;
+  REQUIRE(server.start(error));
+  std::string text = batch_spec(server, 4);
+  // No model says batch: --batch sends them, and the judge, that way all the same.
+  for (auto at = text.find(" batch true"); at != std::string::npos; at = text.find(" batch true")) text.erase(at, 11);
+  text += "rubric tiny {\n  scale 1..5\n  worst high\n  dim D1 \"Depth\" { 1 \"Deep\" 5 \"Shallow\" }\n}\n"
+          "judge j = fakeai(\"gpt-judge\") { rubric tiny }\n";
+  const std::string spec = dir.write("batched.audit", text), store = dir.path("store"), log = dir.path("log");
+  pid_t child = start_run({"run", spec, "--store", store, "--batch"}, log);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  const std::string output = read_text(log);
+  INFO(output);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  const auto stats = server.stats();
+  // Every answer and judgment came by batch: each answer the server gave was a batch's.
+  CHECK(stats.answered == stats.batch_requests_run);
+  // 16 answers; the two models' answers to a prompt are the same text, so 8 judgments.
+  CHECK(stats.batch_requests_run == 16 + 8);
+  CHECK(stats.paid_twice == 0);
+  Outcome st = invoke({"status", spec, "--store", store});
+  CHECK(st.out.find("done 16, failed 0, pending 0") != std::string::npos);
+  CHECK(st.out.find("16 scored") != std::string::npos);
+  CHECK(std::filesystem::exists(std::filesystem::path(store) / "results" / "results.json"));
+}
