@@ -137,6 +137,11 @@ void BatchRun::submit_new(const std::vector<const ModelCall*>& calls) {
     const auto& group = groups[key];
     const std::size_t size = std::max<std::size_t>(1, settings(std::get<0>(key)).max_requests);
     for (std::size_t from = 0; from < group.size() && c_.summary.fatal_error.empty(); from += size) {
+      if (c_.ctx.cancel.load()) {
+        // Ctrl-C while batches are being submitted: what was not submitted stays pending.
+        c_.summary.not_sent["cancelled"] += group.size() - from;
+        break;
+      }
       std::vector<const ModelCall*> chunk(group.begin() + static_cast<std::ptrdiff_t>(from),
                                           group.begin() + static_cast<std::ptrdiff_t>(std::min(group.size(), from + size)));
       std::vector<int> attempts;
@@ -529,7 +534,12 @@ void BatchRun::count_batches() {
 void BatchRun::finish() {
   while (c_.summary.fatal_error.empty()) {
     std::erase_if(open_, [](const auto& o) { return o->collected; });
-    if (!resend_.empty() && !c_.ctx.cancel.load() && !c_.summary.budget_exhausted) {
+    if (!resend_.empty() && (c_.ctx.cancel.load() || c_.summary.budget_exhausted)) {
+      // Not sent again this run: they stay pending for the next.
+      c_.summary.not_sent[c_.ctx.cancel.load() ? "cancelled" : "budget"] += resend_.size();
+      resend_.clear();
+    }
+    if (!resend_.empty()) {
       std::deque<ModelCall> again;
       again.swap(resend_);
       std::vector<const ModelCall*> calls;
