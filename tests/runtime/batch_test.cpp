@@ -11,6 +11,7 @@
 #include "runtime/providers/batch_wire.hpp"
 #include "runtime/http/curl_multi_client.hpp"
 #include "runtime/providers/environment.hpp"
+#include "runtime/scheduler/run_plan.hpp"
 #include "runtime/scheduler/scheduler.hpp"
 
 using namespace mirac;
@@ -294,4 +295,21 @@ TEST_CASE("batch run: a budget puts in a batch only what it can pay for, at batc
   CHECK(s.stored == 4);
   CHECK(s.not_sent["budget"] == 6);
   CHECK(s.spend_usd <= 4.5 * each);
+}
+
+TEST_CASE("batch progress: the progress line and the summary say where the batches are") {
+  Progress p;
+  p.total = 100;
+  p.done = 40;
+  p.batches = {{"running", 2}, {"waiting", 1}};
+  p.batch_requests = 60;
+  CHECK(format_progress_line(p, "answers", 120).find("batches 2 running, 1 waiting (60 requests)") != std::string::npos);
+  CHECK(format_progress(p).find("| batches 2 running, 1 waiting (60 requests)") != std::string::npos);
+  RunSummary s;
+  s.total = 100;
+  s.batched = 60;
+  s.batches_collected = 1;
+  s.batches_open = 2;
+  CHECK(format_summary(s).find("batches: 60 request(s) submitted in new batches, 1 batch(es) collected, 2 still open at "
+                               "the provider") != std::string::npos);
 }
