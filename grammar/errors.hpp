@@ -101,7 +101,14 @@ MIRAC_ERROR(sim_value, "expected a number");
 MIRAC_ERROR(sim_condition, "expected the effect's condition, e.g. effect hls == low: 0.117");
 MIRAC_ERROR(sim_effect_colon, "expected ':' and the effect's size after its condition, e.g. effect hls == low: 0.117");
 MIRAC_ERROR(sim_group, "expected what the random intercept varies by: seed, or a seed field such as seed.category");
-MIRAC_ERROR(declaration, "expected a declaration: audit, use, factor, design, seeds, checklists, variant, text, prompt, provider, prices, model, defaults, arm, judge, panel, rubric, flag, contrast, analysis, report or simulate");
+MIRAC_ERROR(extends_path, "expected the base spec's path in quotes, e.g. extends \"../specs/mira.audit\"");
+MIRAC_ERROR(pair_level, "expected a level name or 'each'");
+MIRAC_ERROR(extension, "expected what to extend: factor, seeds, variant, text, model, judge, arm, provider, defaults, analysis or report");
+MIRAC_ERROR(extension_settings, "expected '{' and the settings to add or change (to replace the whole declaration, write 'override')");
+MIRAC_ERROR(overridable, "expected the declaration that replaces the base's, e.g. override contrast NAME = ...");
+MIRAC_ERROR(options_block, "expected '{' and the options to add or change, e.g. { where arm == baseline }");
+MIRAC_ERROR(remove_kind, "expected what to remove, e.g. remove model llama");
+MIRAC_ERROR(declaration, "expected a declaration: audit, use, factor, design, seeds, checklists, variant, text, prompt, provider, prices, model, defaults, arm, judge, panel, rubric, flag, contrast, analysis, report, simulate, extend, override or remove");
 // clang-format on
 
 #undef MIRAC_ERROR

@@ -45,7 +45,8 @@ struct declaration_keyword : sor<TAO_PEGTL_KEYWORD("audit"), TAO_PEGTL_KEYWORD("
                                  TAO_PEGTL_KEYWORD("arm"), TAO_PEGTL_KEYWORD("judge"), TAO_PEGTL_KEYWORD("panel"),
                                  TAO_PEGTL_KEYWORD("rubric"),
                                  TAO_PEGTL_KEYWORD("flag"), TAO_PEGTL_KEYWORD("contrast"), TAO_PEGTL_KEYWORD("analysis"),
-                                 TAO_PEGTL_KEYWORD("report"), TAO_PEGTL_KEYWORD("simulate")> {};
+                                 TAO_PEGTL_KEYWORD("report"), TAO_PEGTL_KEYWORD("simulate"),
+                                 TAO_PEGTL_KEYWORD("extend"), TAO_PEGTL_KEYWORD("override"), TAO_PEGTL_KEYWORD("remove")> {};
 
 // "..." with escapes \n \t \r \" \\ \u{hex}; placeholders {...} are kept for the template step.
 struct hex_digits : plus<xdigit> {};
@@ -87,7 +88,10 @@ struct primary : sor<number, string_lit, true_lit, false_lit, none_lit, if_expr,
 
 struct cell_level : ident {};
 struct cell_factor : ident {};
-struct cell_item : sor<seq<cell_factor, ws, one<'='>, not_at<one<'='>>, ws, must<cell_level>>, cell_level> {};
+// `each language`: every level of the factor that the declaration names nowhere else (a
+// contrast stands for one contrast per such level).
+struct cell_each : TAO_PEGTL_KEYWORD("each") {};
+struct cell_item : sor<seq<cell_each, ws, cell_factor>, seq<cell_factor, ws, one<'='>, not_at<one<'='>>, ws, must<cell_level>>, cell_level> {};
 struct index_suffix : seq<one<'['>, ws, must<cell_item>, star<ws, one<','>, ws, must<cell_item>>, ws, must<rbracket>> {};
 struct field_name : ident {};
 struct field_suffix : seq<one<'.'>, not_at<one<'.'>>, ws, must<field_name>> {};
@@ -141,8 +145,10 @@ struct model_string : string_lit {};
 struct model_ref : seq<ident, ws, must<lparen>, ws, must<model_string>, ws, must<rparen>> {};
 
 // --- declarations ----------------------------------------------------------------------
-// audit NAME { title "..." data "dir" }
-struct audit_decl : seq<TAO_PEGTL_KEYWORD("audit"), ws, must<ident>, ws, must<block>> {};
+// audit NAME (extends "base.audit")? { title "..." data "dir" }
+struct extends_path : string_lit {};
+struct audit_extends : seq<TAO_PEGTL_KEYWORD("extends"), ws, must<extends_path>> {};
+struct audit_decl : seq<TAO_PEGTL_KEYWORD("audit"), ws, must<ident>, ws, opt<audit_extends, ws>, must<block>> {};
 
 // use stdlib.providers | use "relative/file.audit"
 struct module_name : seq<ident, star<one<'.'>, must<ident>>> {};
@@ -252,7 +258,10 @@ struct rubric_item : sor<scale_item, worst_item, rubric_instructions, dim_decl, 
 struct rubric_decl : seq<TAO_PEGTL_KEYWORD("rubric"), ws, must<ident>, ws, must<lbrace>, ws, star<rubric_item, ws>, must<rbrace>> {};
 
 // flag NAME = pair(f: a vs b) (| pair(...))* when EXPR  |  flag NAME = EXPR
-struct pairing : seq<TAO_PEGTL_KEYWORD("pair"), ws, lparen, ws, must<ident>, ws, must<one<':'>>, ws, must<ident>, ws, must<kw_vs>, ws, must<ident>, ws, must<rparen>> {};
+// `pair(language: each vs en)`: one pairing per level of the factor other than the one named.
+struct pair_each : TAO_PEGTL_KEYWORD("each") {};
+struct pair_level : sor<pair_each, ident> {};
+struct pairing : seq<TAO_PEGTL_KEYWORD("pair"), ws, lparen, ws, must<ident>, ws, must<one<':'>>, ws, must<pair_level>, ws, must<kw_vs>, ws, must<pair_level>, ws, must<rparen>> {};
 struct flag_when : expr {};
 struct pair_flag : seq<pairing, star<ws, one<'|'>, ws, must<pairing>>, ws, must<TAO_PEGTL_KEYWORD("when")>, ws, must<flag_when>> {};
 struct unit_flag : expr {};
@@ -304,10 +313,36 @@ struct sim_dim : seq<TAO_PEGTL_KEYWORD("dim"), ws, must<ident>, ws, must<lbrace>
 struct sim_item : sor<sim_seed, sim_dim> {};
 struct simulate_decl : seq<TAO_PEGTL_KEYWORD("simulate"), ws, must<lbrace>, ws, star<sim_item, ws>, must<rbrace>> {};
 
+// --- changes to a base spec (a spec that `extends` another) ----------------------------
+// extend KIND NAME { ... }: adds to the base's declaration of that kind and name (levels,
+// seed columns, variant items, texts, settings, analysis options, report items).
+struct extension_settings : block {};
+struct settings_kind : sor<TAO_PEGTL_KEYWORD("model"), TAO_PEGTL_KEYWORD("judge"), TAO_PEGTL_KEYWORD("arm"), TAO_PEGTL_KEYWORD("provider")> {};
+struct settings_extension : seq<settings_kind, ws, must<ident>, ws, must<extension_settings>> {};
+struct seeds_extension_item : sor<seq<at<TAO_PEGTL_KEYWORD("seed"), ws, not_at<one<'='>>>, inline_seed>, field_mapping> {};
+struct seeds_extension : seq<TAO_PEGTL_KEYWORD("seeds"), ws, star<seeds_join, ws>, must<lbrace>, ws, star<seeds_extension_item, ws>, must<rbrace>> {};
+struct variant_extension : seq<TAO_PEGTL_KEYWORD("variant"), ws, must<ident>, ws, must<lbrace>, ws, star<variant_item, ws>, must<rbrace>> {};
+struct analysis_extension : seq<TAO_PEGTL_KEYWORD("analysis"), ws, must<ident>, ws, must<options_block>> {};
+struct extension : sor<factor_decl, seeds_extension, variant_extension, text_decl, settings_extension, defaults_decl,
+                       analysis_extension, report_decl> {};
+struct extend_decl : seq<TAO_PEGTL_KEYWORD("extend"), ws, must<extension>> {};
+
+// override DECLARATION: replaces the base's declaration of that kind and name.
+struct overridable : sor<factor_decl, design_decl, seeds_decl, checklists_decl, variant_decl, text_decl, prompt_decl,
+                         provider_decl, model_decl, defaults_decl, arm_decl, judge_decl, panel_decl, rubric_decl,
+                         flag_decl, contrast_decl, analysis_decl, report_decl, simulate_decl> {};
+struct override_decl : seq<TAO_PEGTL_KEYWORD("override"), ws, must<overridable>> {};
+
+// remove KIND NAME? : drops the base's declaration (`remove model llama`, `remove simulate`).
+// Neither part is taken from the next line's declaration keyword (`remove` cut short).
+struct remove_kind : seq<not_at<bol, declaration_keyword>, ident> {};
+struct remove_name : seq<not_at<bol, declaration_keyword>, ident> {};
+struct remove_decl : seq<TAO_PEGTL_KEYWORD("remove"), ws, must<remove_kind>, opt<ws, remove_name>> {};
+
 struct declaration : sor<audit_decl, use_decl, factor_decl, design_decl, seeds_decl, checklists_decl,
                          variant_decl, text_decl, prompt_decl, provider_decl, prices_decl, model_decl, defaults_decl,
                          arm_decl, judge_decl, panel_decl, rubric_decl, flag_decl, contrast_decl, analysis_decl,
-                         report_decl, simulate_decl> {};
+                         report_decl, simulate_decl, extend_decl, override_decl, remove_decl> {};
 
 /// One top-level declaration; the parser calls this once per declaration so that it can
 /// recover from a syntax error at the next one.

@@ -64,10 +64,12 @@ struct Field {
   Box<Expr> base;
   Ident field;
 };
-/// One item of a cell selection: `zh` or `language=zh`.
+/// One item of a cell selection: `zh`, `language=zh`, or `each language` (every level of
+/// the factor that the declaration names nowhere else; `level` is then the word `each`).
 struct CellItem {
   std::optional<Ident> factor;
   Ident level;
+  bool each = false;
 };
 /// `D3[zh, colloquial, low]`: a dimension's mean over the cells matching the levels.
 struct CellSelect {
@@ -143,6 +145,9 @@ struct Column {
 struct AuditDecl {
   Ident name;
   Block settings;
+  /// `audit mira_ja extends "../specs/mira.audit" { ... }`: the base spec, relative to this file.
+  std::optional<StringLit> extends;
+  SourceRange extends_range;
 };
 
 struct UseDecl {
@@ -397,6 +402,9 @@ struct Pairing {
   Ident factor;
   Ident a, b;
   SourceRange range;
+  /// `pair(language: each vs en)`: that side is every level but the other side's (the
+  /// side's name is then the word `each`); one pairing per level.
+  bool each_a = false, each_b = false;
 };
 struct FlagDecl {
   Ident name;
@@ -410,6 +418,9 @@ struct ContrastDecl {
   std::vector<Ident> by;
   /// `where arm == baseline`: the answers the cell means are taken over (default: all).
   std::optional<Expr> where;
+  /// Set by the checker on each contrast a ranging one (`D3[each language, ...]`) stands
+  /// for: the expression as written with its level in place of `each F`, as results show it.
+  std::string definition = {};
 };
 
 /// One term of an lmm formula: `a`, `a:b`, `a*b` or `(1 | g)`.
@@ -487,14 +498,31 @@ struct SimulateDecl {
   std::vector<SimDim> dims;
 };
 
+/// `remove model llama`, `remove simulate`: drops a declaration of the base spec.
+struct RemoveDecl {
+  Ident kind;  ///< a declaration keyword: model, flag, contrast, ...
+  std::optional<Ident> name;
+};
+
+/// What a declaration does in a spec that extends another (docs/language.md, "Variants").
+/// `extend` declarations hold only what they add: a SeedsDecl without a source, a
+/// VariantDecl without `by`, a ModelDecl or JudgeDecl without a preset and model string, an
+/// AnalysisDecl without a kind.
+enum class Change { declare, extend, override_ };
+
 struct Decl {
   std::variant<AuditDecl, UseDecl, FactorDecl, DesignDecl, SeedsDecl, ChecklistsDecl,
                VariantDecl, TextDecl, PromptDecl, ProviderDecl, ModelDecl, DefaultsDecl,
                ArmDecl, JudgeDecl, RubricDecl, FlagDecl, ContrastDecl, AnalysisDecl, ReportDecl, PricesDecl,
-               PanelDecl, SimulateDecl>
+               PanelDecl, SimulateDecl, RemoveDecl>
       node;
   SourceRange range;
   FileId file = 0;
+  Change change = Change::declare;
+  /// Set by the merge of an extending spec on a declaration that an `extend` or `override`
+  /// made what it is: which of the two, and where that change is written.
+  Change changed_by = Change::declare;
+  SourceRange change_range;
 };
 
 /// One parsed file: its declarations in source order and its comments (kept for fmt).

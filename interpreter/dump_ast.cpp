@@ -57,6 +57,7 @@ std::string dx_node(const ast::Name& n) { return n.name; }
 std::string dx_node(const ast::Field& f) { return sx(".", {dx(*f.base), f.field.name}); }
 std::string dx_node(const ast::CellSelect& c) {
   return sx("cell", {dx(*c.base), join(c.items, " ", [](const ast::CellItem& i) {
+                       if (i.each) return "each:" + i.factor->name;
                        return (i.factor ? i.factor->name + "=" : std::string()) + i.level.name;
                      })});
 }
@@ -100,7 +101,11 @@ std::string d_options(const std::vector<ast::AnalysisOption>& opts) {
   });
 }
 
-std::string d(const ast::AuditDecl& a) { return sx("audit " + a.name.name, {d_block(a.settings)}); }
+std::string d(const ast::AuditDecl& a) {
+  return sx("audit " + a.name.name, {opt(a.extends, [](const ast::StringLit& s) { return sx("extends", {q(s)}); }),
+                                     d_block(a.settings)});
+}
+std::string d(const ast::RemoveDecl& r) { return sx("remove " + r.kind.name, {opt(r.name, name_of)}); }
 std::string d(const ast::UseDecl& u) { return sx("use", {u.is_path ? quote_string(u.module) : u.module}); }
 std::string d(const ast::FactorDecl& f) {
   return sx_list("factor " + f.name.name, f.levels, [](const ast::Level& l) {
@@ -179,7 +184,7 @@ std::string d(const ast::RubricDecl& r) {
 }
 std::string d(const ast::FlagDecl& f) {
   std::string pairs = join(f.pairings, " ", [](const ast::Pairing& p) {
-    return sx("pair " + p.factor.name, {p.a.name, p.b.name});
+    return sx("pair " + p.factor.name, {p.each_a ? "each:" : p.a.name, p.each_b ? "each:" : p.b.name});
   });
   return sx("flag " + f.name.name, {pairs, dx(f.when)});
 }
@@ -196,7 +201,8 @@ std::string d(const ast::AnalysisDecl& a) {
       return t.group ? sx("random", {t.group->name}) : d_idents(t.crossed ? "*" : ":", t.vars);
     });
   });
-  return sx("analysis " + a.name.name + " " + a.kind.name, {formula, sx_list("args", a.args, dx), d_options(a.options)});
+  std::string head = "analysis " + a.name.name + (a.kind.name.empty() ? "" : " " + a.kind.name);  // no kind: an extension
+  return sx(head, {formula, sx_list("args", a.args, dx), d_options(a.options)});
 }
 std::string d(const ast::ReportDecl& r) {
   return sx_list("report " + r.name.name, r.items, [](const ast::ReportItem& i) {
@@ -222,7 +228,10 @@ std::string d(const ast::SimulateDecl& s) {
 
 std::string dump_ast(const ast::Module& module) {
   std::string out;
-  for (const auto& decl : module.decls) out += std::visit([](const auto& n) { return d(n); }, decl.node) + "\n";
+  for (const auto& decl : module.decls) {
+    if (decl.change != ast::Change::declare) out += decl.change == ast::Change::extend ? "extend " : "override ";
+    out += std::visit([](const auto& n) { return d(n); }, decl.node) + "\n";
+  }
   return out;
 }
 

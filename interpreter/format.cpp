@@ -36,6 +36,7 @@ class Printer {
       if (next_comment_ > before && module_.comments[next_comment_ - 1].range.end.line + 1 < d.range.begin.line)
         lead += '\n';
       std::string body = capture([&] { std::visit([&](const auto& n) { decl(n, d.range); }, d.node); });
+      if (d.change != ast::Change::declare) body.insert(0, d.change == ast::Change::extend ? "extend " : "override ");
       bool single = std::count(body.begin(), body.end(), '\n') == 1;
       int kind = static_cast<int>(d.node.index());
       // One-liners of the same kind (use, model, flag, contrast...) stay together.
@@ -234,7 +235,13 @@ class Printer {
   }
 
   // --- one function per declaration ---------------------------------------------------
-  void decl(const ast::AuditDecl& d, const SourceRange&) { block("audit " + d.name.name, d.settings, false); }
+  void decl(const ast::AuditDecl& d, const SourceRange&) {
+    block("audit " + d.name.name + (d.extends ? " extends " + quote_string(d.extends->value) : ""), d.settings, false);
+  }
+
+  void decl(const ast::RemoveDecl& d, const SourceRange&) {
+    line("remove " + d.kind.name + (d.name ? " " + d.name->name : ""));
+  }
 
   void decl(const ast::UseDecl& d, const SourceRange&) {
     line("use " + (d.is_path ? quote_string(d.module) : d.module));
@@ -251,10 +258,11 @@ class Printer {
   void decl(const ast::DesignDecl& d, const SourceRange&) { line("design " + join(d.factors, " * ", name_of)); }
 
   void decl(const ast::SeedsDecl& d, const SourceRange& r) {
-    if (d.source) {
+    // Without a source, joins or mappings: an extension (`extend seeds join ... { ... }`).
+    if (d.source || !d.joins.empty() || !d.mappings.empty()) {
       std::string joins;
       for (const auto& j : d.joins) joins += " join " + source(j.source) + " on " + column(j.key);
-      open("seeds from " + source(*d.source) + joins);
+      open("seeds" + (d.source ? " from " + source(*d.source) : "") + joins);
       for (const auto& m : d.mappings) {
         flush_at(m.range);
         std::string head = field_path(m.target) + " = " + column(m.column);
@@ -270,6 +278,10 @@ class Printer {
               line(entry(e));
             },
             ", ");
+      }
+      for (const auto& s : d.inline_seeds) {
+        flush_at(s.range);
+        field_values("seed " + ex(s.id), s.fields, s.range);
       }
       return close(&r);
     }
@@ -294,7 +306,7 @@ class Printer {
   }
 
   void decl(const ast::VariantDecl& d, const SourceRange& r) {
-    open("variant " + d.field.name + " by " + join(d.by, " * ", name_of));
+    open("variant " + d.field.name + (d.by.empty() ? "" : " by " + join(d.by, " * ", name_of)));
     if (d.instructions_from) {
       flush_at(d.instructions_from->range);
       line("instructions from " + json_table(*d.instructions_from));
@@ -384,10 +396,13 @@ class Printer {
     if (settings) block(text, *settings);
     else line(text);
   }
+  // Without a preset: an extension, `extend model gpt { max_tokens 2048 }`.
   void decl(const ast::ModelDecl& d, const SourceRange&) {
+    if (d.preset.name.empty()) return block("model " + d.name.name, d.settings.value_or(ast::Block{}));
     model_like("model " + d.name.name + " = " + d.preset.name, d.model, d.settings);
   }
   void decl(const ast::JudgeDecl& d, const SourceRange&) {
+    if (d.preset.name.empty()) return block("judge " + d.name.name, d.settings.value_or(ast::Block{}));
     model_like("judge " + d.name.name + " = " + d.preset.name, d.model, d.settings);
   }
 
@@ -472,6 +487,10 @@ class Printer {
            });
   }
   void decl(const ast::AnalysisDecl& d, const SourceRange& r) {
+    if (d.kind.name.empty()) {  // an extension: `extend analysis rq1 { where ... }`, braces even when empty
+      if (d.options.empty() && !has_comments(r)) return line("analysis " + d.name.name + " {}");
+      return options("analysis " + d.name.name, d.options, r);
+    }
     std::string args = d.formula ? formula(*d.formula) : join(d.args, ", ", [&](const auto& a) { return ex(a); });
     options("analysis " + d.name.name + " = " + d.kind.name + "(" + args + ")", d.options, r);
   }

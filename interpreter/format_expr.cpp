@@ -121,6 +121,7 @@ class ExprPrinter {
   std::string node(const ast::Field& f) const { return operand(*f.base, kPostfix) + "." + f.field.name; }
   std::string node(const ast::CellSelect& c) const {
     return operand(*c.base, kPostfix) + "[" + join(c.items, ", ", [](const ast::CellItem& i) {
+             if (i.each) return "each " + i.factor->name;
              return (i.factor ? i.factor->name + "=" : std::string()) + i.level.name;
            }) + "]";
   }

@@ -124,10 +124,33 @@ TEST_CASE("analysis, report") {
   });
 }
 
+TEST_CASE("a variant's header and changes: extend, override, remove; each level") {
+  check_cases({
+      {"audit v extends \"base.audit\" { title \"V\" }", "(audit v (extends \"base.audit\") (block (title \"V\")))"},
+      {"extend factor language { ja \"Japanese\" }", "extend (factor language (ja \"Japanese\"))"},
+      {"extend seeds join csv(\"ja.csv\") on seed_id { question.ja = q_ja }", "extend (seeds (join (csv \"ja.csv\") seed_id) (= question.ja \"q_ja\"))"},
+      {"extend seeds { seed s9 { question.ja = \"q\" } }", "extend (seeds (seed \"s9\" (question.ja \"q\")))"},
+      {"extend variant question { lock jsonl(\"ja.jsonl\") }", "extend (variant question (by) (lock (jsonl \"ja.jsonl\") (columns)))"},
+      {"extend text skeleton { S2 { ja \"x\" } }", "extend (text skeleton (S2 (texts (ja \"x\"))))"},
+      {"extend model gpt { max_tokens 2048 }", "extend (model gpt \"\" (block (max_tokens 2048)))"},
+      {"extend judge j { temperature 0 }", "extend (judge j \"\" (block (temperature 0)))"},
+      {"extend arm baseline { system \"s\" }", "extend (arm baseline (block (system \"s\")))"},
+      {"extend provider openai { rpm 10 }", "extend (provider openai (block (rpm 10)))"},
+      {"extend defaults { temperature 0 }", "extend (defaults (block (temperature 0)))"},
+      {"extend analysis rq1 { where arm == baseline }", "extend (analysis rq1 (args) (options (where (value (== arm baseline)))))"},
+      {"extend report r { section \"Japanese\" }", "extend (report r (section \"Japanese\" (options)))"},
+      {"override contrast c = D3[each language, low] - D3[en, low] by model", "override (contrast c (- (cell D3 each:language low) (cell D3 en low)) (by model))"},
+      {"override model m = openai(\"x\")", "override (model m openai \"x\")"},
+      {"override flag F = pair(language: each vs en) when a.D3 > b.D3", "override (flag F (pair language each: en) (> (. a D3) (. b D3)))"},
+      {"remove model llama", "(remove model llama)"},
+      {"remove simulate", "(remove simulate)"},
+  });
+}
+
 TEST_CASE("the all-constructs corpus parses without errors") {
   auto path = mirac::test::source_dir() / "tests/grammar/corpus/all_constructs.audit";
   auto p = mirac::test::parse_text(mirac::test::read_file(path), path.string());
   CHECK_MESSAGE(p->errors.empty(), p->errors);
-  CHECK(p->module.decls.size() == 51);
-  CHECK(p->module.comments.size() == 7);
+  CHECK(p->module.decls.size() == 67);
+  CHECK(p->module.comments.size() == 9);
 }

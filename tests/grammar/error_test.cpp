@@ -47,7 +47,8 @@ TEST_CASE("syntax error messages") {
        "1 error generated.\n"},
       {"frobnicate x",
        "t.audit:1:1: error: expected a declaration: audit, use, factor, design, seeds, checklists, variant, text, "
-       "prompt, provider, prices, model, defaults, arm, judge, panel, rubric, flag, contrast, analysis, report or simulate\nfrobnicate x\n^\n"
+       "prompt, provider, prices, model, defaults, arm, judge, panel, rubric, flag, contrast, analysis, report, simulate, "
+       "extend, override or remove\nfrobnicate x\n^\n"
        "1 error generated.\n"},
       {"prompt { text \"x\" }",
        "t.audit:1:10: error: expected 'id' and the prompt id template\nprompt { text \"x\" }\n         ^\n"

@@ -1,0 +1,50 @@
+// parse_changes.cpp: the declarations that change a base spec: `extend KIND NAME { ... }`,
+// `override DECLARATION` and `remove KIND NAME?` (docs/language.md, "Variants"). An override
+// is an ordinary declaration marked as such; an extension reuses the AST of its kind with
+// only the parts it adds.
+#include "interpreter/parse_builder.hpp"
+
+namespace mirac::parse_detail {
+
+ast::Decl Builder::change(const Node& n) const {
+  const Node& body = *n.children.at(0);
+  ast::Decl d;
+  if (n.is_type<g::remove_decl>()) {
+    ast::RemoveDecl r{ident(body), {}};
+    if (n.children.size() > 1) r.name = ident(*n.children[1]);
+    d.node = std::move(r);
+  } else if (n.is_type<g::override_decl>()) {
+    d = decl(body);
+    d.change = ast::Change::override_;
+  } else if (body.is_type<g::settings_extension>()) {
+    // `extend model gpt { max_tokens 2048 }`: the settings to add or change.
+    const std::string kind = text(*body.children.at(0));
+    const ast::Ident name = ident(*body.children.at(1));
+    ast::Block settings = block(*body.children.at(2));
+    if (kind == "model") d.node = ast::ModelDecl{name, {}, {}, settings};
+    else if (kind == "judge") d.node = ast::JudgeDecl{name, {}, {}, settings};
+    else if (kind == "arm") d.node = ast::ArmDecl{name, settings};
+    else d.node = ast::ProviderDecl{name, settings};
+    d.change = ast::Change::extend;
+  } else if (body.is_type<g::seeds_extension>()) {
+    d.node = seeds(body);
+    d.change = ast::Change::extend;
+  } else if (body.is_type<g::variant_extension>()) {
+    d.node = variant(body);
+    d.change = ast::Change::extend;
+  } else if (body.is_type<g::analysis_extension>()) {
+    ast::AnalysisDecl a;
+    a.name = ident(*body.children.at(0));
+    a.options = options(*body.children.at(1));
+    d.node = std::move(a);
+    d.change = ast::Change::extend;
+  } else {  // factor, text, defaults and report extensions are written like their declarations
+    d = decl(body);
+    d.change = ast::Change::extend;
+  }
+  d.range = range(n);
+  d.file = file_;
+  return d;
+}
+
+}  // namespace mirac::parse_detail
