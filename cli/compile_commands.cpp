@@ -17,17 +17,21 @@ namespace {
 
 struct CompileOptions {
   AuditOptions audit;
-  std::string show, output, format = "text";
+  std::string show, output, format = "text", fmt_show;
   bool json = false, in_place = false, check_only = false;
 };
 
 int check_spec(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   Audit audit = open_audit(o.audit);
+  // What an extending spec's changes did, as notes among the problems (docs/language.md, "Variants").
+  Diagnostics shown = audit.compilation->merged.explanations;
+  shown.append(audit.diagnostics());
   if (o.format == "json") {  // for editors: every diagnostic, on standard output
-    out << audit.diagnostics().json(audit.sources()) << '\n';
+    out << shown.json(audit.sources()) << '\n';
     return audit.ok() ? kOk : kSpecError;
   }
-  int code = print_compiled(audit, err);
+  shown.print(err, audit.sources());
+  int code = audit.ok() ? kOk : kSpecError;
   if (o.show == "ast") {
     for (const auto& m : audit.compilation->modules)
       out << "; " << audit.sources().path(m.file) << '\n' << dump_ast(m);
@@ -40,8 +44,21 @@ int check_spec(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   return code;
 }
 
+// An extending spec and its bases as one spec; parses and merges, reads no data.
+int show_merged(const CompileOptions& o, std::ostream& out, std::ostream& err) {
+  Compilation c;
+  load_merged(o.audit.spec, c);
+  if (!c.ok() || c.modules.empty()) {
+    c.diags.print(err, c.sources);
+    return kSpecError;
+  }
+  out << format_merged(c.modules, c.chain, c.merged, c.sources);
+  return kOk;
+}
+
 // Only parses: a spec whose data is absent can still be formatted.
 int format_spec(const CompileOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.fmt_show == "merged") return show_merged(o, out, err);
   const std::string path = o.audit.spec.string();
   std::string why;
   const std::optional<std::string> read = read_regular_file(path, why);
@@ -136,6 +153,9 @@ void add_compile_commands(Commands& commands) {
   add_spec(fmt_cmd, o->audit);
   fmt_cmd->add_flag("-i,--in-place", o->in_place, "rewrite the file instead of printing");
   fmt_cmd->add_flag("--check", o->check_only, "exit 1 if the file is not in canonical layout");
+  fmt_cmd->add_option("--show", o->fmt_show,
+                      "merged: print the spec with what it extends resolved into one spec (reads no data)")
+      ->check(CLI::IsMember({"merged"}));
 
   CLI::App* prompts = commands.add("prompts", "write the compiled prompts as JSONL",
                                    [o, &out, &err] { return write_prompts(*o, out, err); });

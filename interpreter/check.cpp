@@ -286,8 +286,9 @@ bool holds_credential(const ast::Property& p, Diagnostics* diags) {
 }
 
 Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options, SourceManager& sources,
-           Diagnostics& diags) {
+           Diagnostics& diags, const std::map<FileId, std::filesystem::path>& data_roots) {
   Spec spec;
+  spec.data_roots = data_roots;
   std::vector<const ast::Decl*> decls;
   for (const auto& m : modules)
     for (const auto& d : m.decls) decls.push_back(&d);
@@ -297,6 +298,7 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
 
   // --- header and data root ---
   std::optional<std::string> data_setting;
+  std::filesystem::path data_setting_dir;  // `data` is relative to the file that writes it (a base's, in a variant)
   const ast::Property* scores_setting = nullptr;
   for (auto [d, a] : all_of<ast::AuditDecl>(decls)) {
     if (d->file != main_file) {
@@ -316,7 +318,10 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
           continue;
         }
         if (p.key.name == "title") spec.title = s->value;
-        if (p.key.name == "data") data_setting = s->value;
+        if (p.key.name == "data") {
+          data_setting = s->value;
+          data_setting_dir = std::filesystem::path(sources.path(p.key.range.file)).parent_path();
+        }
       } else if (p.key.name == "scores") {
         scores_setting = &p;  // checked with the judges and panels
       } else {
@@ -328,10 +333,18 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
   if (spec.name.empty()) {
     spec.name = std::filesystem::path(spec.spec_path).stem().string();
   }
+  // Without a `data` setting, data is found next to the spec; for an extending spec, next to
+  // its first base: the last file read without a root of its own (modules come before the
+  // specs that use them, each base before the spec that extends it).
   std::filesystem::path spec_dir = spec.spec_path.parent_path();
+  for (auto m = modules.rbegin(); m != modules.rend(); ++m)
+    if (!data_roots.count(m->file)) {
+      spec_dir = std::filesystem::path(sources.path(m->file)).parent_path();
+      break;
+    }
   if (options.data_root) spec.data_root = *options.data_root;
   else if (options.env_data_root) spec.data_root = *options.env_data_root;
-  else if (data_setting) spec.data_root = spec_dir / *data_setting;
+  else if (data_setting) spec.data_root = data_setting_dir / *data_setting;
   else spec.data_root = spec_dir;
 
   // --- factors and design ---
@@ -537,10 +550,10 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
                  std::holds_alternative<ast::StringLit>(c->args[0].node)) {
         std::string rel = std::get<ast::StringLit>(c->args[0].node).value;
         std::string why;
-        std::optional<std::string> text = read_regular_file(spec.data_root / rel, why);
+        const std::filesystem::path path = spec.data_path(c->args[0].range, rel);
+        std::optional<std::string> text = read_regular_file(path, why);
         if (!text) {
-          diags.error(c->args[0].range,
-                      fmt::format("cannot read system prompt file '{}': {}", (spec.data_root / rel).string(), why));
+          diags.error(c->args[0].range, fmt::format("cannot read system prompt file '{}': {}", path.string(), why));
         } else {
           // Registered as a source, so a byte that is not UTF-8 is shown at its line and
           // column now, not found when the first request is built after others were paid.

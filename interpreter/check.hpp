@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 
 #include "interpreter/spec.hpp"
@@ -17,8 +18,10 @@ struct CheckOptions {
   bool offline = false;
 };
 
+/// `data_roots`: the data roots of the files of extending specs (MergedSpec::data_roots);
+/// the data of every other file is found from the spec's data root.
 Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options, SourceManager& sources,
-           Diagnostics& diags);
+           Diagnostics& diags, const std::map<FileId, std::filesystem::path>& data_roots = {});
 
 // Parts of the checker, one file each.
 void bind_seeds(Spec& spec, const std::vector<const ast::Decl*>& decls, SourceManager& sources, Diagnostics& diags);

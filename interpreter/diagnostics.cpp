@@ -23,6 +23,14 @@ void Diagnostics::warning(SourceRange range, std::string message) {
   list_.push_back({Severity::warning, range, "", std::move(message), {}});
 }
 
+void Diagnostics::remark(SourceRange range, std::string message) {
+  list_.push_back({Severity::note, range, "", std::move(message), {}});
+}
+
+void Diagnostics::append(const Diagnostics& other) {
+  list_.insert(list_.end(), other.list_.begin(), other.list_.end());
+}
+
 void Diagnostics::note(std::string text) {
   if (!list_.empty()) list_.back().notes.push_back(std::move(text));
 }
@@ -35,6 +43,10 @@ std::size_t Diagnostics::error_count() const {
 }
 
 namespace {
+
+const char* severity_word(Severity s) {
+  return s == Severity::error ? "error" : s == Severity::warning ? "warning" : "note";
+}
 
 std::string location(const Diagnostic& d, const SourceManager& sources) {
   if (!d.range.valid()) return d.where;
@@ -105,7 +117,7 @@ void Diagnostics::print(std::ostream& out, const SourceManager& sources) const {
     // A spec line or a message may quote a key (the refusal of `api_key "sk-..."` quotes
     // the line that holds it): what is printed shows no key.
     out << location(*d, sources) << ": "
-        << (d->severity == Severity::error ? "error: " : "warning: ") << mask_key_shapes(d->message) << '\n';
+        << severity_word(d->severity) << ": " << mask_key_shapes(d->message) << '\n';
     if (d->range.valid()) {
       const std::string line = printable(sources.line(d->range.file, d->range.begin.line));
       out << line << '\n' << caret_line(line, d->range) << '\n';
@@ -113,7 +125,8 @@ void Diagnostics::print(std::ostream& out, const SourceManager& sources) const {
     for (const auto& n : d->notes) out << "note: " << mask_key_shapes(n) << '\n';
   }
   std::size_t errors = error_count();
-  std::size_t warnings = list_.size() - errors;
+  const auto warnings = static_cast<std::size_t>(std::count_if(
+      list_.begin(), list_.end(), [](const Diagnostic& d) { return d.severity == Severity::warning; }));
   if (errors > 0) out << errors << (errors == 1 ? " error" : " errors") << " generated.\n";
   if (warnings > 0) out << warnings << (warnings == 1 ? " warning" : " warnings") << " generated.\n";
 }
@@ -129,7 +142,7 @@ std::string Diagnostics::json(const SourceManager& sources) const {
     j["column"] = placed ? nlohmann::ordered_json(d->range.begin.column) : nlohmann::ordered_json();
     j["end_line"] = placed ? nlohmann::ordered_json(d->range.end.line) : nlohmann::ordered_json();
     j["end_column"] = placed ? nlohmann::ordered_json(d->range.end.column) : nlohmann::ordered_json();
-    j["severity"] = d->severity == Severity::error ? "error" : "warning";
+    j["severity"] = severity_word(d->severity);
     j["message"] = mask_key_shapes(d->message);
     j["notes"] = nlohmann::ordered_json::array();
     for (const auto& n : d->notes) j["notes"].push_back(mask_key_shapes(n));

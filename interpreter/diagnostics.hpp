@@ -9,7 +9,8 @@
 
 namespace mirac {
 
-enum class Severity { error, warning };
+/// A note is no problem: it explains what the spec does (what an `override` replaced).
+enum class Severity { error, warning, note };
 
 struct Diagnostic {
   Severity severity = Severity::error;
@@ -25,12 +26,16 @@ class Diagnostics {
   void error(SourceRange range, std::string message);
   void error_at(std::string where, std::string message);
   void warning(SourceRange range, std::string message);
+  /// A diagnostic of severity `note` (an explanation, not a problem).
+  void remark(SourceRange range, std::string message);
   /// Adds a note to the most recent diagnostic.
   void note(std::string text);
 
   bool has_errors() const;
   std::size_t error_count() const;
   const std::vector<Diagnostic>& all() const { return list_; }
+  /// Adds every diagnostic of `other` (e.g. explanations to print with the problems).
+  void append(const Diagnostics& other);
 
   /// Prints every diagnostic sorted by file, line and column, each as
   /// `file:line:col: error: message`, the source line and a caret; then the count.

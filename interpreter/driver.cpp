@@ -6,10 +6,17 @@ namespace mirac {
 
 namespace {
 
+// Phase 1 on what was read: the changes of extending specs merged into their bases.
+void adopt(LoadedSpec loaded, Compilation& c) {
+  c.modules = std::move(loaded.modules);
+  c.chain = std::move(loaded.chain);
+  if (!c.modules.empty()) c.merged = merge_changes(c.modules, c.chain, c.sources, c.diags);
+}
+
 // Phases 2 and 3 on what phase 1 read.
 std::unique_ptr<Compilation> check_and_plan(std::unique_ptr<Compilation> c, const CheckOptions& options) {
   if (c->modules.empty() || !c->ok()) return c;
-  c->spec = check(c->modules, options, c->sources, c->diags);  // phase 2: resolve and check
+  c->spec = check(c->modules, options, c->sources, c->diags, c->merged.data_roots);  // phase 2: resolve and check
   if (!c->ok()) return c;
   if (options.offline) use_offline_provider(c->spec);
   c->plan = build_plan(c->spec, c->diags);  // phase 3: plan
@@ -18,16 +25,20 @@ std::unique_ptr<Compilation> check_and_plan(std::unique_ptr<Compilation> c, cons
 
 }  // namespace
 
+void load_merged(const std::filesystem::path& spec_path, Compilation& c) {
+  adopt(load_spec(spec_path, c.sources, c.diags), c);
+}
+
 std::unique_ptr<Compilation> compile(const std::filesystem::path& spec_path, const CheckOptions& options) {
   auto c = std::make_unique<Compilation>();
-  c->modules = load_modules(spec_path, c->sources, c->diags);  // phase 1: parse
+  load_merged(spec_path, *c);  // phase 1: parse
   return check_and_plan(std::move(c), options);
 }
 
 std::unique_ptr<Compilation> compile_text(const std::filesystem::path& spec_path, std::string text,
                                           const CheckOptions& options) {
   auto c = std::make_unique<Compilation>();
-  c->modules = load_modules_from_text(spec_path.string(), std::move(text), c->sources, c->diags);  // phase 1
+  adopt(load_spec_from_text(spec_path.string(), std::move(text), c->sources, c->diags), *c);  // phase 1
   return check_and_plan(std::move(c), options);
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "interpreter/check.hpp"
+#include "interpreter/merge.hpp"
 #include "interpreter/plan.hpp"
 
 namespace mirac {
@@ -15,11 +16,18 @@ namespace mirac {
 struct Compilation {
   SourceManager sources;
   Diagnostics diags;
+  /// Every file parsed, with the changes of extending specs merged into their bases.
   std::vector<ast::Module> modules;
+  SpecChain chain;
+  MergedSpec merged;
   Spec spec;
   Plan plan;
   bool ok() const { return !diags.has_errors(); }
 };
+
+/// Phase 1: parses the spec, its bases and the modules they use, and merges the changes
+/// of extending specs (`c.modules`, `c.chain`, `c.merged`).
+void load_merged(const std::filesystem::path& spec_path, Compilation& c);
 
 /// parse -> check -> plan. Stops after the phase that found errors; the diagnostics say why.
 std::unique_ptr<Compilation> compile(const std::filesystem::path& spec_path, const CheckOptions& options);

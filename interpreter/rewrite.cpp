@@ -70,10 +70,10 @@ int index_factor_of(const Spec& spec, const std::string& field) {
 std::unique_ptr<Compilation> compile_for_rewrite(const std::filesystem::path& spec_path, const CheckOptions& options,
                                                  std::vector<std::string>& missing_locks) {
   auto c = std::make_unique<Compilation>();
-  c->modules = load_modules(spec_path, c->sources, c->diags);
+  load_merged(spec_path, *c);
   if (c->modules.empty() || !c->ok()) return c;
   Diagnostics checked;
-  c->spec = check(c->modules, options, c->sources, checked);
+  c->spec = check(c->modules, options, c->sources, checked, c->merged.data_roots);
   for (const Diagnostic& d : checked.all()) {
     bool missing_text = false;
     for (const auto& m : c->modules) {
@@ -86,7 +86,7 @@ std::unique_ptr<Compilation> compile_for_rewrite(const std::filesystem::path& sp
           at_variant = true;
           // A lock file not written yet: the texts it would hold are what is missing.
           if (d.message.rfind("cannot read data file", 0) == 0 &&
-              !std::filesystem::exists(c->spec.data_root / lock.source.path.value)) {
+              !std::filesystem::exists(c->spec.data_path(lock.source.range, lock.source.path.value))) {
             missing_text = true;
             if (std::find(missing_locks.begin(), missing_locks.end(), lock.source.path.value) == missing_locks.end())
               missing_locks.push_back(lock.source.path.value);

@@ -12,13 +12,8 @@ namespace mirac {
 
 namespace {
 
-std::filesystem::path data_path(const Spec& spec, const std::string& rel) {
-  std::filesystem::path p(rel);
-  return p.is_absolute() ? p : spec.data_root / p;
-}
-
 std::optional<DataTable> load(const Spec& spec, const ast::DataSource& src, SourceManager& sources, Diagnostics& diags) {
-  return read_table(data_path(spec, src.path.value), src.path.value, src.format.name, src.range, sources, diags);
+  return read_table(spec.data_path(src.range, src.path.value), src.path.value, src.format.name, src.range, sources, diags);
 }
 
 // The factor whose levels include `level`; -1 if none; reports ambiguity.

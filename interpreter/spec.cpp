@@ -14,6 +14,13 @@ std::vector<std::string> Factor::level_names() const {
   return out;
 }
 
+std::filesystem::path Spec::data_path(const SourceRange& where, const std::string& rel) const {
+  std::filesystem::path p(rel);
+  if (p.is_absolute()) return p;
+  auto root = data_roots.find(where.file);
+  return (root == data_roots.end() ? data_root : root->second) / p;
+}
+
 int Spec::factor_index(const std::string& name) const {
   for (std::size_t i = 0; i < factors.size(); ++i)
     if (factors[i].name == name) return static_cast<int>(i);

@@ -130,6 +130,9 @@ struct Spec {
   std::string title;
   std::filesystem::path spec_path;
   std::filesystem::path data_root;
+  /// The data roots of the files of extending specs (MergedSpec::data_roots): the data a
+  /// declaration of such a file names is found there, not under `data_root`.
+  std::map<FileId, std::filesystem::path> data_roots;
   std::vector<Factor> factors;
   std::vector<int> design;  ///< factor indices, crossed in this order (first varies slowest)
   std::vector<SeedFieldInfo> seed_fields;
@@ -161,6 +164,9 @@ struct Spec {
   /// (path, sha256) of every file read: spec, modules and data, for the reproducibility manifest.
   std::vector<std::pair<std::string, std::string>> inputs;
 
+  /// Where the data file `rel`, named at `where`, is: relative to the data root of the file
+  /// that names it (an absolute path as it is).
+  std::filesystem::path data_path(const SourceRange& where, const std::string& rel) const;
   int factor_index(const std::string& name) const;
   const Seed* find_seed(const std::string& id) const;
   const ast::RubricDecl* find_rubric(const std::string& name) const;

@@ -94,7 +94,7 @@ int index_factor_of(const Spec& spec, const ast::TextDecl& t, const nlohmann::or
 // Returns false when it reported a problem (so the level's missing texts are not reported again).
 bool derive_texts(const Spec& spec, TextTable& table, int level, const ast::DerivedText& d, SourceManager& sources,
                   Diagnostics& diags) {
-  auto rows = read_table(spec.data_root / d.source.path.value, d.source.path.value, d.source.format.name,
+  auto rows = read_table(spec.data_path(d.source.range, d.source.path.value), d.source.path.value, d.source.format.name,
                          d.source.range, sources, diags);
   if (!rows) return false;
   std::string group_column = table.index_factor >= 0 ? spec.factors[table.index_factor].name : "";
@@ -164,7 +164,7 @@ void bind_texts(Spec& spec, const std::vector<const ast::Decl*>& decls, SourceMa
     bool json_failed = false;                            // reported; levels it should give are not reported again
     std::vector<bool> level_failed(factor.levels.size(), false);
     if (t->from) {
-      json = read_table(spec.data_root / t->from->source.path.value, t->from->source.path.value,
+      json = read_table(spec.data_path(t->from->source.range, t->from->source.path.value), t->from->source.path.value,
                         t->from->source.format.name, t->from->source.range, sources, diags);
       json_failed = !json;
       if (json) {

@@ -57,7 +57,7 @@ const nlohmann::ordered_json* json_at(const nlohmann::ordered_json& doc, const s
 
 void bind_lock(Spec& spec, Variant& v, const ast::LockSpec& lock, int index_factor, SourceManager& sources,
                Diagnostics& diags) {
-  std::filesystem::path path = spec.data_root / lock.source.path.value;
+  std::filesystem::path path = spec.data_path(lock.source.range, lock.source.path.value);
   auto table = read_table(path, lock.source.path.value, lock.source.format.name, lock.source.range, sources, diags);
   if (!table) return;
   // Column of each role: seed, text, and one per factor of `by` (default: the role's name).
@@ -177,7 +177,7 @@ void bind_variants(Spec& spec, const std::vector<const ast::Decl*>& decls, Sourc
       if (f != index_factor) instruction_by.push_back(f);
     if (vd->instructions_from) {
       const auto& jt = *vd->instructions_from;
-      auto table = read_table(spec.data_root / jt.source.path.value, jt.source.path.value, jt.source.format.name,
+      auto table = read_table(spec.data_path(jt.source.range, jt.source.path.value), jt.source.path.value, jt.source.format.name,
                               jt.source.range, sources, diags);
       if (table) {
         const nlohmann::ordered_json* at = json_at(table->rows[0].fields[""], jt.at.value);
