@@ -632,6 +632,7 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
     if (analysis_names.add(a->name)) spec.analyses.push_back(*a);
   for (auto [d, r] : all_of<ast::ReportDecl>(decls))
     if (report_names.add(r->name)) spec.reports.push_back(*r);
+  expand_ranges(spec, sources, diags);
   check_analysis_blocks(spec, diags);
   check_analysis_files(spec, sources, diags);
   check_criteria(spec, diags);

@@ -38,6 +38,11 @@ void check_simulate(const Spec& spec, Diagnostics& diags);
 /// The data files analyses read (a spearman's `against csv(...)`): read now, with the
 /// columns the analysis needs, so that a missing file stops the run before anything is paid.
 void check_analysis_files(const Spec& spec, SourceManager& sources, Diagnostics& diags);
+/// Contrasts and pair flags that range over levels (`D3[each language, formal, high]`,
+/// `pair(language: each vs en)`): a contrast becomes one per level (named NAME_LEVEL, or NAME
+/// when there is one level), a pairing one per level, and a report's reference to a ranging
+/// contrast names every contrast it became.
+void expand_ranges(Spec& spec, const SourceManager& sources, Diagnostics& diags);
 /// Rubrics' `criteria` blocks and the dimensions derived from them.
 void check_criteria(const Spec& spec, Diagnostics& diags);
 /// Panels, and the rater the analyses use (`scores_setting`: the header's `scores`, if any).

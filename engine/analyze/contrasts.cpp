@@ -165,7 +165,8 @@ void add_contrasts(const Context& ctx, Output& out) {
                             std::to_string(ctx.options.resamples)});
       groups.push_back(std::move(entry));
     }
-    nlohmann::ordered_json entry{{"name", c.name.name}, {"definition", source_text(ctx, c.value.range)}, {"by", by}};
+    const std::string definition = c.definition.empty() ? source_text(ctx, c.value.range) : c.definition;
+    nlohmann::ordered_json entry{{"name", c.name.name}, {"definition", definition}, {"by", by}};
     entry["where"] = c.where ? nlohmann::ordered_json(source_text(ctx, c.where->range)) : nlohmann::ordered_json(nullptr);
     entry["groups"] = std::move(groups);
     list.push_back(std::move(entry));
