@@ -38,7 +38,8 @@ class Printer {
       std::string body = capture([&] { std::visit([&](const auto& n) { decl(n, d.range); }, d.node); });
       if (d.change != ast::Change::declare) body.insert(0, d.change == ast::Change::extend ? "extend " : "override ");
       bool single = std::count(body.begin(), body.end(), '\n') == 1;
-      int kind = static_cast<int>(d.node.index());
+      // A variant's `extend model` one-liner does not join a `model` one (nor `override` either).
+      int kind = static_cast<int>(d.node.index()) * 3 + static_cast<int>(d.change);
       // One-liners of the same kind (use, model, flag, contrast...) stay together.
       if (prev_kind >= 0 && !(kind == prev_kind && single && prev_single)) out_ += '\n';
       out_ += lead + body;
