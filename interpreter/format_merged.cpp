@@ -8,6 +8,7 @@
 #include "interpreter/format.hpp"
 #include "interpreter/merge.hpp"
 #include "interpreter/merge_parts.hpp"
+#include "interpreter/parse.hpp"
 
 namespace mirac {
 
@@ -33,8 +34,12 @@ std::string format_merged(const std::vector<ast::Module>& modules, const SpecCha
   }
   out += "\n// (mirac fmt --show=merged; a comment names the file of each group of declarations)\n";
   auto inlined = [&](FileId f) { return chain.owner.count(f) && chain.owner.at(f) != f && merged.changed_files.count(f); };
+  // "// factor language: extended by FILE:LINE:COL", naming the declaration it is about
+  // (canonical layout may join it to the one-liners that follow).
   auto change_comment = [&](const ast::Decl& d) {
-    return fmt::format("// {} by {}\n", d.changed_by == ast::Change::extend ? "extended" : "replaced",
+    const auto key = merge_detail::key_of(d);
+    const std::string what = !key ? "" : key->name.empty() ? key->kind + ": " : key->kind + " " + key->name + ": ";
+    return fmt::format("// {}{} by {}\n", what, d.changed_by == ast::Change::extend ? "extended" : "replaced",
                        merge_detail::place(sources, d.change_range));
   };
   // The header first, as a spec begins; the settings a base gave say so (a base's `data` is
@@ -74,7 +79,12 @@ std::string format_merged(const std::vector<ast::Module>& modules, const SpecCha
     flush();
     if (!group.empty()) out += fmt::format("\n// from {}\n{}", sources.path(m.file), group);
   }
-  return out;
+  // Once more through the printer, so that the whole is in canonical layout (groups of
+  // one-liners join across the comments above), as `mirac fmt` would leave it.
+  SourceManager printed;
+  Diagnostics problems;
+  const ast::Module whole = parse_module(printed.add(sources.path(main), out), printed, problems);
+  return problems.has_errors() ? out : format_module(whole, printed);
 }
 
 }  // namespace mirac
