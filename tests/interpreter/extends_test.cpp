@@ -113,3 +113,67 @@ TEST_CASE("a variant's own data setting, and its data errors at its own files") 
   CHECK(diags.find("error: seed 's2' has no row in 'ja.csv'") != std::string::npos);
   CHECK(c->diags.error_count() == 1);
 }
+
+TEST_CASE("the merged spec (fmt --show=merged) compiles to the variant's very requests") {
+  Dirs d;
+  d.write("base.audit", R"(audit base {}
+
+use stdlib.providers
+
+factor language { zh en }
+factor hls { high low }
+
+seeds {
+  seed s1 {
+    question.zh = "问题"
+    question.en = "Question"
+  }
+}
+
+text hls {
+  high ""
+  low { zh "简单地说，" en "Simply put, " }
+}
+
+prompt {
+  id "{seed.id}_{language}_{hls}"
+  text hls.text ++ seed.question
+}
+
+model gpt = openai("gpt-test") { temperature 0 }
+model other = openai("gpt-other")
+)");
+  auto v = d.write("v.audit", R"(audit v extends "base.audit" {}
+
+extend factor language { ja }
+
+extend seeds {
+  seed s1 {
+    question.ja = "質問"
+  }
+}
+
+extend text hls {
+  low { ja "簡単に言うと、" }
+}
+
+extend model gpt { max_tokens 512 }
+remove model other
+model mini = openai("gpt-mini")
+)");
+  mirac::Compilation loaded;
+  mirac::load_merged(v, loaded);
+  REQUIRE(loaded.ok());
+  const std::string merged = mirac::format_merged(loaded.modules, loaded.chain, loaded.merged, loaded.sources);
+  CHECK(merged.find("extends \"") == std::string::npos);  // one spec, no base left
+  auto from_variant = mirac::compile(v, {});
+  auto from_merged = mirac::compile(d.write("merged.audit", merged), {});
+  INFO(printed(*from_variant) << printed(*from_merged) << merged);
+  REQUIRE(from_variant->ok());
+  REQUIRE(from_merged->ok());
+  REQUIRE(from_variant->plan.requests.size() == 12);  // 1 seed x 6 cells x 2 models
+  REQUIRE(from_merged->plan.requests.size() == from_variant->plan.requests.size());
+  for (std::size_t i = 0; i < from_variant->plan.requests.size(); ++i)
+    CHECK(from_merged->plan.requests[i].call.hash == from_variant->plan.requests[i].call.hash);
+  CHECK(prompt_text(*from_variant, "s1_ja_low") == "簡単に言うと、質問");
+}
