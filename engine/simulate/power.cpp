@@ -122,7 +122,10 @@ struct Design {
 };
 
 struct Tally {
-  std::vector<double> estimates;
+  std::vector<double> estimates;  ///< in replicate order (see by_replicate), once the work is done
+  /// (replicate, estimate) as the threads finish them: sorted by replicate before any sum,
+  /// so that a study gives the same numbers on any number of threads.
+  std::vector<std::pair<std::size_t, double>> by_replicate;
   std::size_t with_interval = 0, covered = 0, tested = 0, rejected = 0;
 };
 
@@ -280,7 +283,7 @@ PowerStudy simulate_power(const Spec& spec, const PowerOptions& options, const S
       for (const auto& e : found) {
         Tally& t = tallies[di][e.id.key()];
         if (std::isnan(e.value.estimate)) continue;
-        t.estimates.push_back(e.value.estimate);
+        t.by_replicate.emplace_back(r, e.value.estimate);
         auto truth = std::find_if(d.truth.begin(), d.truth.end(), [&](const Estimated& x) { return x.id.key() == e.id.key(); });
         bool has_interval = !std::isnan(e.value.lower) && !std::isnan(e.value.upper);
         if (has_interval && truth != d.truth.end()) {
@@ -313,6 +316,11 @@ PowerStudy simulate_power(const Spec& spec, const PowerOptions& options, const S
   work();
   for (auto& t : pool) t.join();
 
+  for (auto& design_tallies : tallies)
+    for (auto& [key, t] : design_tallies) {
+      std::sort(t.by_replicate.begin(), t.by_replicate.end());
+      for (const auto& [replicate, estimate] : t.by_replicate) t.estimates.push_back(estimate);
+    }
   for (std::size_t di = 0; di < designs.size(); ++di)
     for (const auto& truth : designs[di].truth)
       if (auto it = tallies[di].find(truth.id.key()); it != tallies[di].end())
