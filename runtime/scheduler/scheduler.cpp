@@ -383,6 +383,7 @@ void Run::handle(const HttpCompletion& c) {
       rec.provider = it.call->provider;
       rec.model = it.call->model;
       rec.request_body = it.body;
+      rec.quotes = it.call->quotes;
       rec.response_body = redact(r.body);
       rec.http_status = r.status;
       rec.text = ans.text;
@@ -449,6 +450,7 @@ void Run::fail(Item& it, const Interpretation& in, const HttpResponse& r, Attemp
   rec.provider = it.call->provider;
   rec.model = it.call->model;
   rec.request_body = it.body;
+  rec.quotes = it.call->quotes;
   rec.response_body = redact(r.body);
   rec.http_status = r.status;
   rec.provider_request_id = in.answer.request_id;

@@ -4,7 +4,7 @@
 #include "runtime/store/store.hpp"
 #include "runtime/store/bodies.hpp"
 #include "runtime/store/hash_key.hpp"
-#include "runtime/store/schema3.hpp"
+#include "runtime/store/schema.hpp"
 #include "runtime/store/statement.hpp"
 #include "runtime/store/journal.hpp"
 #include "runtime/store/sqlite_retry.hpp"
@@ -22,34 +22,6 @@
 
 namespace mirac {
 namespace {
-
-constexpr const char* kSchema = R"sql(
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '3');
-CREATE TABLE IF NOT EXISTS answers (
-  hash TEXT PRIMARY KEY,
-  status TEXT NOT NULL CHECK (status IN ('done', 'failed')),
-  provider TEXT NOT NULL, model TEXT NOT NULL, http_status INTEGER NOT NULL,
-  text TEXT NOT NULL, finish_reason TEXT NOT NULL, truncated INTEGER NOT NULL,
-  returned_model TEXT NOT NULL, provider_request_id TEXT NOT NULL,
-  system_fingerprint TEXT NOT NULL,
-  input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
-  latency_s REAL NOT NULL, started_at REAL NOT NULL, ended_at REAL NOT NULL,
-  cost_usd REAL NOT NULL, cause TEXT NOT NULL, message TEXT NOT NULL, attempts INTEGER NOT NULL,
-  warnings TEXT NOT NULL DEFAULT '');
-CREATE TABLE IF NOT EXISTS bodies (
-  hash TEXT PRIMARY KEY,
-  request_encoded INTEGER NOT NULL, request_body TEXT NOT NULL,
-  response_encoded INTEGER NOT NULL, response_body TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS parts (id TEXT PRIMARY KEY, literal TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS attempts (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  hash TEXT NOT NULL, attempt INTEGER NOT NULL,
-  started_at REAL NOT NULL, ended_at REAL NOT NULL, http_status INTEGER NOT NULL,
-  outcome TEXT NOT NULL, cause TEXT NOT NULL, message TEXT NOT NULL,
-  provider_request_id TEXT NOT NULL, retry_delay_s REAL NOT NULL, response_body TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS attempts_by_hash ON attempts (hash);
-)sql";
 
 constexpr const char* kAnswerColumns =
     "hash,status,provider,model,http_status,text,finish_reason,truncated,returned_model,provider_request_id,"
@@ -71,6 +43,7 @@ ON CONFLICT(hash) DO UPDATE SET
   cost_usd=answers.cost_usd + excluded.cost_usd, cause=excluded.cause, message=excluded.message,
   attempts=answers.attempts + excluded.attempts, warnings=excluded.warnings
 WHERE answers.status <> 'done'
+RETURNING id
 )sql";
 
 
@@ -90,21 +63,31 @@ std::size_t StatusReport::failed_total() const {
 
 struct Store::Impl {
   sqlite3* db = nullptr;
-  std::unique_ptr<Stmt> upsert, attempt, begin, commit, rollback, put_bodies, put_part, get_part;
+  std::unique_ptr<Stmt> upsert, attempt, begin, commit, rollback, put_bodies, put_part, get_part, quoted;
   // Prepared on first use and kept: a run, `mirac status` and `mirac view` read a brief
   // of every answer and judgment (86,400 for MIRA), and preparing the statement each time
   // took a third of the view's start.
   std::unique_ptr<Stmt> brief;
   /// preload_briefs(): every brief by hash, until a write clears it.
   std::optional<std::unordered_map<std::string, std::shared_ptr<const Store::Brief>, RequestHashKey>> briefs;
+  /// Inserts or updates the answer; `row` is its row, or 0 when a done answer was left alone.
+  bool upsert_answer(const AnswerRecord& a, long long& row);
   /// Writes an answer's bodies, encoded (bodies.hpp), and the shared parts they refer to.
-  bool store_bodies(const AnswerRecord& a) {
-    return write_bodies(*put_bodies, *put_part, a.hash, a.request_body, a.response_body, a.text);
+  bool store_bodies(long long row, const AnswerRecord& a) {
+    QuotedAnswer q;
+    if (!a.quotes.empty()) {
+      // Only a done answer's text is referred to: it never changes again.
+      quoted->reset();
+      quoted->bind(1, a.quotes);
+      if (quoted->step() == SQLITE_ROW) q = QuotedAnswer{quoted->integer(0), quoted->text(1)};
+      quoted->reset();
+    }
+    return write_bodies(*put_bodies, *put_part, row, a.request_body, a.response_body, a.text, q);
   }
   /// The original of a stored body (false when a part it refers to is missing).
-  bool original(bool encoded, const std::string& stored, const std::string& own_text, std::string& out) {
+  bool original(bool encoded, const std::string& stored, const BodyTexts& texts, std::string& out) {
     if (!encoded) return out = stored, true;
-    return decode_body(stored, own_text,
+    return decode_body(stored, texts,
                        [&](const std::string& id, std::string& literal) {
                          get_part->reset();
                          get_part->bind(1, id);
@@ -120,6 +103,7 @@ struct Store::Impl {
     put_bodies.reset();
     put_part.reset();
     get_part.reset();
+    quoted.reset();
     upsert.reset();
     attempt.reset();
     begin.reset();
@@ -155,14 +139,7 @@ std::unique_ptr<Store> Store::open(const std::filesystem::path& dir, std::string
                              "PRAGMA foreign_keys=ON"}) {
     if (!exec_retrying_busy(db, pragma)) return fail(pragma);
   }
-  if (!exec_retrying_busy(db, kSchema)) return fail("schema");
-  // Schema 1 (before answers carried the server's warnings) gains the column, empty.
-  if (Stmt probe(db, "SELECT warnings FROM answers LIMIT 0"); !probe.ok()) {
-    if (!exec_retrying_busy(db, "ALTER TABLE answers ADD COLUMN warnings TEXT NOT NULL DEFAULT ''; "
-                                "UPDATE meta SET value = '2' WHERE key = 'schema_version'"))
-      return fail("upgrading the schema");
-  }
-  if (!migrate_bodies(db)) return fail("moving the bodies out of the answers (schema 3)");
+  if (!create_or_migrate(db)) return fail(fmt::format("creating its tables or bringing them to schema {}", kSchemaVersion));
   auto& i = *s->impl_;
   i.upsert = std::make_unique<Stmt>(db, kUpsertAnswer);
   i.attempt = std::make_unique<Stmt>(db, kInsertAttempt);
@@ -172,8 +149,9 @@ std::unique_ptr<Store> Store::open(const std::filesystem::path& dir, std::string
   i.put_bodies = std::make_unique<Stmt>(db, kPutBodies);
   i.put_part = std::make_unique<Stmt>(db, kPutPart);
   i.get_part = std::make_unique<Stmt>(db, kGetPart);
+  i.quoted = std::make_unique<Stmt>(db, "SELECT id, text FROM answers WHERE hash = ? AND status = 'done'");
   if (!i.upsert->ok() || !i.attempt->ok() || !i.begin->ok() || !i.commit->ok() || !i.rollback->ok() ||
-      !i.put_bodies->ok() || !i.put_part->ok() || !i.get_part->ok())
+      !i.put_bodies->ok() || !i.put_part->ok() || !i.get_part->ok() || !i.quoted->ok())
     return fail("prepare");
   return s;
 }
@@ -205,6 +183,13 @@ bool Store::lock_for_run(std::string& error) {
     // The pid is only for the message above; the lock itself is held.
   }
   lock_fd_ = fd;
+  // The run is the store's writer from here on. SQLite copies the log into the database
+  // every 1,000 pages (4 MB) by default, and each copy rewrites every page the log holds:
+  // the hash index, which takes new answers at random places, was rewritten over and over
+  // (1.6 GB written for a 310 MB MIRA store). Every 64 MB, a page the run keeps changing
+  // reaches the database file a few times, not hundreds. Durability is the same: a commit
+  // is synced to the log either way.
+  exec_retrying_busy(impl_->db, "PRAGMA wal_autocheckpoint = 16384");
   return true;
 }
 
@@ -246,6 +231,20 @@ void bind_answer(Stmt& u, const AnswerRecord& a) {
 }
 
 }  // namespace
+
+bool Store::Impl::upsert_answer(const AnswerRecord& a, long long& row) {
+  Stmt& u = *upsert;
+  u.reset();
+  bind_answer(u, a);
+  row = 0;
+  int rc = u.step();
+  if (rc == SQLITE_ROW) {  // RETURNING: a row was written
+    row = u.integer(0);
+    rc = u.step();
+  }
+  u.reset();
+  return rc == SQLITE_DONE;
+}
 
 bool Store::record_attempt(const AttemptRecord& attempt) {
   impl_->briefs.reset();  // what is written next is not in the preloaded briefs
@@ -355,14 +354,10 @@ bool Store::record_answer(const AnswerRecord& a, const AttemptRecord& final_atte
     i.begin->reset();
   }
   if (!insert_attempt(*i.attempt, final_attempt)) return fail();
-  Stmt& u = *i.upsert;
-  u.reset();
-  bind_answer(u, a);
-  int rc = u.step();
-  u.reset();
-  if (rc != SQLITE_DONE) return fail();
+  long long row = 0;
+  if (!i.upsert_answer(a, row)) return fail();
   // The upsert leaves a done answer alone, and so its bodies.
-  if (sqlite3_changes(i.db) > 0 && !i.store_bodies(a)) return fail();
+  if (row > 0 && !i.store_bodies(row, a)) return fail();
   if (!own_tx) return true;
   i.commit->reset();
   if (i.commit->step() != SQLITE_DONE) return fail();
@@ -389,19 +384,15 @@ bool Store::import_answers(const std::vector<AnswerRecord>& answers, std::size_t
     if (i.begin->step() != SQLITE_DONE) return fail();
     i.begin->reset();
   }
-  Stmt& u = *i.upsert;
   for (const auto& a : answers) {
-    u.reset();
-    bind_answer(u, a);
-    int rc = u.step();
-    u.reset();
-    if (rc != SQLITE_DONE) return fail();
+    long long row = 0;
+    if (!i.upsert_answer(a, row)) return fail();
     // The upsert changes no row when the hash already has a done answer.
-    if (sqlite3_changes(i.db) == 0) {
+    if (row == 0) {
       ++skipped;
       continue;
     }
-    if (!i.store_bodies(a)) return fail();
+    if (!i.store_bodies(row, a)) return fail();
     ++stored;
   }
   if (!own_tx) return true;
@@ -458,7 +449,7 @@ std::unordered_map<std::string, Store::Stamp> Store::answer_stamps() {
 }
 
 std::optional<AnswerRecord> Store::answer(const std::string& hash) {
-  Stmt q(impl_->db, fmt::format("SELECT {} FROM answers WHERE hash = ?", kAnswerColumns).c_str());
+  Stmt q(impl_->db, fmt::format("SELECT {},id FROM answers WHERE hash = ?", kAnswerColumns).c_str());
   q.bind(1, hash);
   if (!q.ok() || q.step() != SQLITE_ROW) return std::nullopt;
   AnswerRecord a;
@@ -483,11 +474,16 @@ std::optional<AnswerRecord> Store::answer(const std::string& hash) {
   a.message = q.text(18);
   a.attempts = static_cast<int>(q.integer(19));
   a.warnings = q.text(20);
-  Stmt b(impl_->db, "SELECT request_encoded,request_body,response_encoded,response_body FROM bodies WHERE hash = ?");
-  b.bind(1, hash);
+  const long long row = q.integer(21);
+  Stmt b(impl_->db,
+         "SELECT b.request_encoded, b.request_body, b.response_encoded, b.response_body, b.quoted IS NOT NULL, q.text "
+         "FROM bodies b LEFT JOIN answers q ON q.id = b.quoted WHERE b.answer = ?");
+  b.bind(1, row);
   if (b.ok() && b.step() == SQLITE_ROW) {
-    if (!impl_->original(b.integer(0) != 0, b.text(1), "", a.request_body) ||
-        !impl_->original(b.integer(2) != 0, b.text(3), a.text, a.response_body))
+    const bool quoted_missing = b.integer(4) != 0 && sqlite3_column_type(b.get(), 5) == SQLITE_NULL;
+    const std::string quoted = b.text(5);
+    if (quoted_missing || !impl_->original(b.integer(0) != 0, b.text(1), BodyTexts{{}, quoted}, a.request_body) ||
+        !impl_->original(b.integer(2) != 0, b.text(3), BodyTexts{a.text, {}}, a.response_body))
       last_error_ = fmt::format("store {}: a shared part of the bodies of {} is missing", path_.string(), hash);
   }
   return a;

@@ -35,6 +35,9 @@ struct AnswerRecord {
   std::string status;  ///< done | failed
   std::string provider, model;
   std::string request_body;   ///< the JSON sent; never contains the key
+  /// The hash of the answer whose text the request quotes (a judge's request), if any: the
+  /// store keeps the request with a reference to that text instead of the text again.
+  std::string quotes;
   std::string response_body;  ///< raw body of the final attempt
   long http_status = 0;
   std::string text, finish_reason;
