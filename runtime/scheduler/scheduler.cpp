@@ -112,6 +112,7 @@ class Run {
   // Answers received but not yet committed: written together before the loop waits on the
   // network again, and kept (retried, then spilled to the journal) when the store fails.
   std::vector<JournalEntry> unsaved_;
+  PromptTokenFloor prompt_floor_;  ///< server_warnings(): each system prompt counted once
   double spent_ = 0, reserved_ = 0;
   double start_ = 0, last_report_ = 0, cancel_deadline_ = kInf;
   bool stopping_ = false, aborted_ = false;
@@ -389,7 +390,7 @@ void Run::handle(const HttpCompletion& c) {
       rec.text = ans.text;
       rec.finish_reason = ans.finish_reason;
       rec.truncated = ans.truncated;
-      rec.warnings = server_warnings(*it.call, ans);
+      rec.warnings = server_warnings(*it.call, ans, prompt_floor_);
       rec.returned_model = ans.returned_model;
       rec.provider_request_id = ans.request_id;
       rec.system_fingerprint = ans.system_fingerprint;
