@@ -200,6 +200,15 @@ std::unordered_set<std::string> Store::done_hashes() {
   return out;
 }
 
+void Store::scan_states(const std::function<void(std::string_view hash, bool done, std::string_view cause)>& visit) {
+  Stmt q(impl_->db, "SELECT hash, status = 'done', cause FROM answers");
+  auto view = [&](int col) {
+    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(q.get(), col));
+    return p ? std::string_view(p, static_cast<std::size_t>(sqlite3_column_bytes(q.get(), col))) : std::string_view();
+  };
+  while (q.ok() && q.step() == SQLITE_ROW) visit(view(0), q.integer(1) != 0, view(2));
+}
+
 bool Store::is_done(const std::string& hash) {
   Stmt q(impl_->db, "SELECT 1 FROM answers WHERE hash = ? AND status = 'done'");
   q.bind(1, hash);

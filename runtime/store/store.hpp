@@ -4,10 +4,12 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -93,6 +95,10 @@ class Store {
 
   /// Hashes with a stored successful answer (loaded once per run to skip them).
   std::unordered_set<std::string> done_hashes();
+  /// Every stored answer's hash, whether it is done, and its cause, in one scan: for counting
+  /// over a whole plan without copying 86,400 hashes into a set first. The views last for
+  /// the call only.
+  void scan_states(const std::function<void(std::string_view hash, bool done, std::string_view cause)>& visit);
   bool is_done(const std::string& hash);
 
   /// Records a retried or aborted attempt on its own. False (with last_error()) on failure.
