@@ -93,8 +93,7 @@ bool decode(const std::string& v, const std::string& answer_hash, JudgeState& s)
   s.round = round;
   s.rounds = rounds;
   s.judge_hash = judge;
-  s.scores = JudgedScores{};
-  s.scores.rationale.assign(scores.size(), "");
+  s.scores = JudgedScores{};  // no rationales: not kept
   s.scores.scores = std::move(scores);
   for (std::size_t c = 0; c < n; ++c)
     s.scores.criteria.push_back(CriterionGrade{(static_cast<unsigned char>(bits[c / 8]) >> (c % 8) & 1) != 0, ""});

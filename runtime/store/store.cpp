@@ -201,7 +201,8 @@ std::unordered_set<std::string> Store::done_hashes() {
 }
 
 void Store::scan_states(const std::function<void(std::string_view hash, bool done, std::string_view cause)>& visit) {
-  Stmt q(impl_->db, "SELECT hash, status = 'done', cause FROM answers");
+  // A done answer's cause is "ok": not read, so the scan never decodes a row past its text.
+  Stmt q(impl_->db, "SELECT hash, status = 'done', CASE WHEN status = 'done' THEN '' ELSE cause END FROM answers");
   auto view = [&](int col) {
     const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(q.get(), col));
     return p ? std::string_view(p, static_cast<std::size_t>(sqlite3_column_bytes(q.get(), col))) : std::string_view();
