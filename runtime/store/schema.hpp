@@ -1,11 +1,11 @@
-// schema.hpp: the store's tables (schema 4), how an answer's bodies are written into them
+// schema.hpp: the store's tables (schema 5), how an answer's bodies are written into them
 // (encoded, bodies.hpp), and the move of an older store into them.
 //
-// Schema 4 keys the bodies by the answer's row number rather than by its hash, and indexes
-// the hash once (answers_by_hash) instead of in three tables: every index keyed by a hash
-// takes each new answer at a random place, and so costs a page written per answer and per
-// index. The attempts are not indexed at all: only people with an SQL client look them
-// up, and a scan of them takes milliseconds.
+// Schema 4 keys the bodies by the answer's row number rather than by its hash: every index
+// keyed by a hash takes each new answer at a random place, and so costs a page written per
+// answer and per index. Schema 5 drops the last one, on answers.hash: the store finds a
+// hash's row from memory (answer_rows.hpp). The attempts are not indexed at all: only
+// people with an SQL client look them up, and a scan of them takes milliseconds.
 #pragma once
 
 #include <sqlite3.h>
@@ -17,7 +17,7 @@
 
 namespace mirac {
 
-inline constexpr const char* kSchemaVersion = "4";
+inline constexpr const char* kSchemaVersion = "5";
 
 /// The columns of table `answers` after its row number and hash.
 inline constexpr const char* kAnswerFields =
@@ -61,7 +61,7 @@ bool write_bodies(Stmt& put_bodies, Stmt& put_part, long long answer, const std:
                   const std::string& response_body, const std::string& text, const QuotedAnswer& quoted);
 
 /// Creates the tables of a new store, or brings one of schema 1, 2 or 3 to schema 4 in one
-/// transaction, byte for byte, and compacts it. False, with the store unchanged, on failure.
+/// transaction, byte for byte, and compacts it; then to schema 5 (drops the hash index). False, with the store unchanged, on failure.
 bool create_or_migrate(sqlite3* db);
 
 }  // namespace mirac

@@ -2,6 +2,7 @@
 // committed answer survives a process kill and a power cut; readers never block writers,
 // so several runs (or a status query) can share the file.
 #include "runtime/store/store.hpp"
+#include "runtime/store/answer_rows.hpp"
 #include "runtime/store/bodies.hpp"
 #include "runtime/store/hash_key.hpp"
 #include "runtime/store/schema.hpp"
@@ -28,24 +29,25 @@ constexpr const char* kAnswerColumns =
     "system_fingerprint,input_tokens,output_tokens,latency_s,started_at,ended_at,cost_usd,cause,message,attempts,"
     "warnings";
 
-constexpr const char* kUpsertAnswer = R"sql(
+// The store keeps no index on the hash (answer_rows.hpp): whether an answer is new is
+// decided from the in-memory rows inside the write transaction, then one of these runs.
+constexpr const char* kInsertAnswer = R"sql(
 INSERT INTO answers (hash,status,provider,model,http_status,text,finish_reason,truncated,returned_model,
   provider_request_id,system_fingerprint,input_tokens,output_tokens,latency_s,started_at,ended_at,cost_usd,
   cause,message,attempts,warnings)
 VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21)
-ON CONFLICT(hash) DO UPDATE SET
-  status=excluded.status, provider=excluded.provider, model=excluded.model,
-  http_status=excluded.http_status, text=excluded.text, finish_reason=excluded.finish_reason,
-  truncated=excluded.truncated, returned_model=excluded.returned_model,
-  provider_request_id=excluded.provider_request_id, system_fingerprint=excluded.system_fingerprint,
-  input_tokens=excluded.input_tokens, output_tokens=excluded.output_tokens,
-  latency_s=excluded.latency_s, started_at=excluded.started_at, ended_at=excluded.ended_at,
-  cost_usd=answers.cost_usd + excluded.cost_usd, cause=excluded.cause, message=excluded.message,
-  attempts=answers.attempts + excluded.attempts, warnings=excluded.warnings
-WHERE answers.status <> 'done'
-RETURNING id
 )sql";
 
+// A done answer is never overwritten; a failed one takes the new outcome, and its cost and
+// attempts add up over the runs that tried it.
+constexpr const char* kUpdateAnswer = R"sql(
+UPDATE answers SET
+  status=?2, provider=?3, model=?4, http_status=?5, text=?6, finish_reason=?7, truncated=?8,
+  returned_model=?9, provider_request_id=?10, system_fingerprint=?11, input_tokens=?12,
+  output_tokens=?13, latency_s=?14, started_at=?15, ended_at=?16, cost_usd=cost_usd + ?17,
+  cause=?18, message=?19, attempts=attempts + ?20, warnings=?21
+WHERE id = ?22 AND hash = ?1 AND status <> 'done'
+)sql";
 
 constexpr const char* kInsertAttempt =
     "INSERT INTO attempts (hash, attempt, started_at, ended_at, http_status, outcome, cause, "
@@ -63,13 +65,20 @@ std::size_t StatusReport::failed_total() const {
 
 struct Store::Impl {
   sqlite3* db = nullptr;
-  std::unique_ptr<Stmt> upsert, attempt, begin, commit, rollback, put_bodies, put_part, get_part, quoted;
+  std::unique_ptr<Stmt> insert, update, attempt, begin, commit, rollback, put_bodies, put_part, get_part, quoted;
+  AnswerRows rows;
   // Prepared on first use and kept: a run, `mirac status` and `mirac view` read a brief
   // of every answer and judgment (86,400 for MIRA), and preparing the statement each time
   // took a third of the view's start.
   std::unique_ptr<Stmt> brief;
   /// preload_briefs(): every brief by hash, until a write clears it.
   std::optional<std::unordered_map<std::string, std::shared_ptr<const Store::Brief>, RequestHashKey>> briefs;
+  /// Ends the write transaction without its writes, and the rows it had added.
+  void roll_back() {
+    rollback->step();
+    rollback->reset();
+    rows.clear();
+  }
   /// Inserts or updates the answer; `row` is its row, or 0 when a done answer was left alone.
   bool upsert_answer(const AnswerRecord& a, long long& row);
   /// Writes an answer's bodies, encoded (bodies.hpp), and the shared parts they refer to.
@@ -77,9 +86,11 @@ struct Store::Impl {
     QuotedAnswer q;
     if (!a.quotes.empty()) {
       // Only a done answer's text is referred to: it never changes again.
+      long long row_quoted = 0;
+      if (!rows.find(db, a.quotes, row_quoted)) return false;
       quoted->reset();
-      quoted->bind(1, a.quotes);
-      if (quoted->step() == SQLITE_ROW) q = QuotedAnswer{quoted->integer(0), quoted->text(1)};
+      quoted->bind(1, row_quoted);
+      if (row_quoted > 0 && quoted->step() == SQLITE_ROW) q = QuotedAnswer{row_quoted, quoted->text(0)};
       quoted->reset();
     }
     return write_bodies(*put_bodies, *put_part, row, a.request_body, a.response_body, a.text, q);
@@ -104,7 +115,8 @@ struct Store::Impl {
     put_part.reset();
     get_part.reset();
     quoted.reset();
-    upsert.reset();
+    insert.reset();
+    update.reset();
     attempt.reset();
     begin.reset();
     commit.reset();
@@ -136,12 +148,13 @@ std::unique_ptr<Store> Store::open(const std::filesystem::path& dir, std::string
   // Other runs may share the store: wait for their short write transactions.
   sqlite3_busy_timeout(db, 10000);
   for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL",
-                             "PRAGMA foreign_keys=ON"}) {
+                             "PRAGMA foreign_keys=ON", "PRAGMA temp_store=MEMORY"}) {
     if (!exec_retrying_busy(db, pragma)) return fail(pragma);
   }
   if (!create_or_migrate(db)) return fail(fmt::format("creating its tables or bringing them to schema {}", kSchemaVersion));
   auto& i = *s->impl_;
-  i.upsert = std::make_unique<Stmt>(db, kUpsertAnswer);
+  i.insert = std::make_unique<Stmt>(db, kInsertAnswer);
+  i.update = std::make_unique<Stmt>(db, kUpdateAnswer);
   i.attempt = std::make_unique<Stmt>(db, kInsertAttempt);
   i.begin = std::make_unique<Stmt>(db, "BEGIN IMMEDIATE");
   i.commit = std::make_unique<Stmt>(db, "COMMIT");
@@ -149,8 +162,8 @@ std::unique_ptr<Store> Store::open(const std::filesystem::path& dir, std::string
   i.put_bodies = std::make_unique<Stmt>(db, kPutBodies);
   i.put_part = std::make_unique<Stmt>(db, kPutPart);
   i.get_part = std::make_unique<Stmt>(db, kGetPart);
-  i.quoted = std::make_unique<Stmt>(db, "SELECT id, text FROM answers WHERE hash = ? AND status = 'done'");
-  if (!i.upsert->ok() || !i.attempt->ok() || !i.begin->ok() || !i.commit->ok() || !i.rollback->ok() ||
+  i.quoted = std::make_unique<Stmt>(db, "SELECT text FROM answers WHERE id = ? AND status = 'done'");
+  if (!i.insert->ok() || !i.update->ok() || !i.attempt->ok() || !i.begin->ok() || !i.commit->ok() || !i.rollback->ok() ||
       !i.put_bodies->ok() || !i.put_part->ok() || !i.get_part->ok() || !i.quoted->ok())
     return fail("prepare");
   return s;
@@ -211,8 +224,10 @@ void Store::scan_states(const std::function<void(std::string_view hash, bool don
 }
 
 bool Store::is_done(const std::string& hash) {
-  Stmt q(impl_->db, "SELECT 1 FROM answers WHERE hash = ? AND status = 'done'");
-  q.bind(1, hash);
+  long long row = 0;
+  if (!impl_->rows.find(impl_->db, hash, row) || row == 0) return false;
+  Stmt q(impl_->db, "SELECT 1 FROM answers WHERE id = ? AND status = 'done'");
+  q.bind(1, row);
   return q.ok() && q.step() == SQLITE_ROW;
 }
 
@@ -243,17 +258,24 @@ void bind_answer(Stmt& u, const AnswerRecord& a) {
 }  // namespace
 
 bool Store::Impl::upsert_answer(const AnswerRecord& a, long long& row) {
-  Stmt& u = *upsert;
+  // Inside the write transaction: no other writer can add this hash between the look-up
+  // and the insert.
+  long long existing = 0;
+  if (!rows.find(db, a.hash, existing)) return false;
+  Stmt& u = existing > 0 ? *update : *insert;
   u.reset();
   bind_answer(u, a);
-  row = 0;
-  int rc = u.step();
-  if (rc == SQLITE_ROW) {  // RETURNING: a row was written
-    row = u.integer(0);
-    rc = u.step();
-  }
+  if (existing > 0) u.bind(22, existing);
+  const int rc = u.step();
   u.reset();
-  return rc == SQLITE_DONE;
+  if (rc != SQLITE_DONE) return false;
+  if (existing > 0) {
+    row = sqlite3_changes(db) > 0 ? existing : 0;  // 0: a done answer was left alone
+    return true;
+  }
+  row = sqlite3_last_insert_rowid(db);
+  rows.add(a.hash, row);
+  return true;
 }
 
 bool Store::record_attempt(const AttemptRecord& attempt) {
@@ -288,8 +310,7 @@ bool Store::commit_batch() {
   i.commit->reset();
   if (!ok) {
     last_error_ = fmt::format("store {}: {}", path_.string(), sqlite3_errmsg(i.db));
-    i.rollback->step();
-    i.rollback->reset();
+    i.roll_back();
   }
   return ok;
 }
@@ -298,10 +319,8 @@ void Store::rollback_batch() {
   if (!in_batch_) return;
   in_batch_ = false;
   // SQLite may already have rolled back on a full disk; a second rollback is harmless.
-  if (!sqlite3_get_autocommit(impl_->db)) {
-    impl_->rollback->step();
-    impl_->rollback->reset();
-  }
+  if (!sqlite3_get_autocommit(impl_->db)) impl_->roll_back();
+  impl_->rows.clear();
 }
 
 bool Store::check_writable(std::string& error) {
@@ -353,8 +372,7 @@ bool Store::record_answer(const AnswerRecord& a, const AttemptRecord& final_atte
   auto fail = [&] {
     last_error_ = fmt::format("store {}: {}", path_.string(), sqlite3_errmsg(i.db));
     if (own_tx) {  // inside a batch, the statement alone failed; the batch keeps the rest
-      i.rollback->step();
-      i.rollback->reset();
+      i.roll_back();
     }
     return false;
   };
@@ -383,8 +401,7 @@ bool Store::import_answers(const std::vector<AnswerRecord>& answers, std::size_t
   auto fail = [&] {
     last_error_ = fmt::format("store {}: {}", path_.string(), sqlite3_errmsg(i.db));
     if (own_tx) {
-      i.rollback->step();
-      i.rollback->reset();
+      i.roll_back();
     }
     stored = skipped = 0;
     return false;
@@ -430,14 +447,16 @@ std::shared_ptr<const Store::Brief> Store::brief(const std::string& hash) {
     if (it == impl_->briefs->end()) return nullptr;
     return it->second;
   }
+  long long row = 0;
+  if (!impl_->rows.find(impl_->db, hash, row) || row == 0) return nullptr;
   if (!impl_->brief)
-    impl_->brief = std::make_unique<Stmt>(impl_->db, "SELECT status,text,cause,truncated,warnings FROM answers WHERE hash = ?");
+    impl_->brief = std::make_unique<Stmt>(impl_->db, "SELECT status,text,cause,truncated,warnings FROM answers WHERE id = ?");
   Stmt& q = *impl_->brief;
   if (!q.ok()) {
     impl_->brief.reset();  // prepared again next time (the schema may have been busy)
     return nullptr;
   }
-  q.bind(1, hash);
+  q.bind(1, row);
   std::shared_ptr<const Brief> out;
   if (q.step() == SQLITE_ROW) out = std::make_shared<const Brief>(Brief{q.text(0), q.text(1), q.text(2), q.text(3) == "1", q.text(4)});
   q.reset();  // ends the read, so a cached statement never holds a transaction open
@@ -459,8 +478,10 @@ std::unordered_map<std::string, Store::Stamp> Store::answer_stamps() {
 }
 
 std::optional<AnswerRecord> Store::answer(const std::string& hash) {
-  Stmt q(impl_->db, fmt::format("SELECT {},id FROM answers WHERE hash = ?", kAnswerColumns).c_str());
-  q.bind(1, hash);
+  long long id = 0;
+  if (!impl_->rows.find(impl_->db, hash, id) || id == 0) return std::nullopt;
+  Stmt q(impl_->db, fmt::format("SELECT {},id FROM answers WHERE id = ?", kAnswerColumns).c_str());
+  q.bind(1, id);
   if (!q.ok() || q.step() != SQLITE_ROW) return std::nullopt;
   AnswerRecord a;
   a.hash = q.text(0);
@@ -525,13 +546,15 @@ std::vector<AttemptRecord> Store::attempts(const std::string& hash) {
 
 StatusReport Store::status(const std::vector<std::string>& hashes) {
   StatusReport r;
-  Stmt q(impl_->db, "SELECT status, cause FROM answers WHERE hash = ?");
+  Stmt q(impl_->db, "SELECT status, cause FROM answers WHERE id = ?");
   std::unordered_set<std::string> seen;
   for (const auto& h : hashes) {
     if (!seen.insert(h).second) continue;  // a hash is one request, however often listed
+    long long row = 0;
+    impl_->rows.find(impl_->db, h, row);
     q.reset();
-    q.bind(1, h);
-    if (q.step() != SQLITE_ROW) {
+    q.bind(1, row);
+    if (row == 0 || q.step() != SQLITE_ROW) {
       ++r.pending;
       continue;
     }

@@ -287,7 +287,7 @@ TEST_CASE("store: bodies are kept once per shared part and given back byte for b
   CHECK(std::stoi(count_of(file, "SELECT sum(length(b.request_body)) FROM bodies b JOIN answers a ON a.id = b.answer "
                                  "WHERE a.hash IN ('a','b','c')")) < 600);
   CHECK(count_of(file, "SELECT count(*) FROM bodies WHERE response_body LIKE '%tablets%'") == "0");
-  CHECK(count_of(file, "SELECT value FROM meta WHERE key = 'schema_version'") == "4");
+  CHECK(count_of(file, "SELECT value FROM meta WHERE key = 'schema_version'") == "5");
 }
 
 TEST_CASE("store: a done answer keeps its bodies; a failed one's are replaced with it") {
@@ -342,7 +342,7 @@ TEST_CASE("store: a store of schema 2 (bodies in the answers) moves them out, by
     CHECK(store->is_done("two"));
   }
   const auto file = dir.path / "store.sqlite";
-  CHECK(count_of(file, "SELECT value FROM meta WHERE key = 'schema_version'") == "4");
+  CHECK(count_of(file, "SELECT value FROM meta WHERE key = 'schema_version'") == "5");
   CHECK(count_of(file, "SELECT count(*) FROM parts") == "1");
   CHECK(count_of(file, "SELECT count(*) FROM pragma_table_info('answers') WHERE name LIKE '%body'") == "0");
   // Opened again: nothing left to move.
@@ -462,7 +462,7 @@ TEST_CASE("store: a store of schema 3 (bodies keyed by hash) comes to schema 4 w
     CHECK(store->attempts("two").size() == 2);
   }
   const auto file = dir.path / "store.sqlite";
-  CHECK(count_of(file, "SELECT value FROM meta WHERE key = 'schema_version'") == "4");
+  CHECK(count_of(file, "SELECT value FROM meta WHERE key = 'schema_version'") == "5");
   CHECK(count_of(file, "SELECT count(*) FROM sqlite_schema WHERE name = 'attempts_by_hash'") == "0");
   CHECK(count_of(file, "SELECT count(*) FROM sqlite_schema WHERE name IN ('old_answers', 'old_bodies')") == "0");
   CHECK(count_of(file, "SELECT count(*) FROM bodies") == "2");
