@@ -78,9 +78,9 @@ std::vector<char> done_rows(Store& store, const Plan& plan, const std::vector<st
   positions.reserve(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) positions[plan.requests[rows[i]].call.hash].push_back(i);
   std::vector<char> done(rows.size(), 0);
-  store.scan_states([&](std::string_view hash, bool is_done, std::string_view) {
-    if (!is_done) return;
-    if (auto it = positions.find(hash); it != positions.end())
+  store.scan_states([&](const Store::ScannedAnswer& a) {
+    if (!a.done) return;
+    if (auto it = positions.find(a.hash); it != positions.end())
       for (std::size_t i : it->second) done[i] = 1;
   });
   return done;

@@ -24,16 +24,22 @@ namespace {
 using States = std::vector<std::optional<HashState>>;
 
 // Every selected row's state, from one scan of the store: its answers are matched to the
-// selection's hashes as they are read, not collected into a set first.
-States read_states(Store& store, const Plan& plan, const std::vector<std::size_t>& rows, const HashOccurrences& hashes) {
+// selection's hashes as they are read, not collected into a set first. The same scan sums
+// what was spent and collects the marked answers.
+States read_states(Store& store, const Plan& plan, const std::vector<std::size_t>& rows, const HashOccurrences& hashes,
+                   double& spend_usd, std::unordered_map<std::string, Store::Marks>& marked) {
   States states(rows.size());
   std::unordered_map<std::string_view, std::size_t, RequestHashKey> position;
   position.reserve(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i)
     if (hashes.first(i) == i) position.emplace(plan.requests[rows[i]].call.hash, i);
-  store.scan_states([&](std::string_view hash, bool done, std::string_view cause) {
-    auto it = position.find(hash);
-    if (it != position.end()) states[it->second] = HashState{done, done ? std::string() : std::string(cause)};
+  spend_usd = 0;
+  store.scan_states([&](const Store::ScannedAnswer& a) {
+    spend_usd += a.cost_usd;
+    if (a.done && (a.truncated || !a.warnings.empty()))
+      marked.emplace(std::string(a.hash), Store::Marks{a.truncated, std::string(a.warnings)});
+    auto it = position.find(a.hash);
+    if (it != position.end()) states[it->second] = HashState{a.done, a.done ? std::string() : std::string(a.cause)};
   });
   for (std::size_t i = 0; i < rows.size(); ++i)
     if (hashes.first(i) != i) states[i] = states[hashes.first(i)];
@@ -137,11 +143,11 @@ Outcome audit_status(const Audit& audit, RunStatus& status) {
     Outcome opened;
     store = open_store(audit, opened);
     if (!store) return opened;
-    states = read_states(*store, audit.plan(), selection.rows, hashes);
-    status.spend_usd = store->total_spend();
+    std::unordered_map<std::string, Store::Marks> marked;
+    states = read_states(*store, audit.plan(), selection.rows, hashes, status.spend_usd, marked);
     std::vector<char> done(states.size());
     for (std::size_t i = 0; i < states.size(); ++i) done[i] = states[i] && states[i]->done;
-    status.marks = count_marks(audit.spec(), audit.plan(), selection.rows, done, store->marked_answers());
+    status.marks = count_marks(audit.spec(), audit.plan(), selection.rows, done, marked);
     status.journaled = count_journaled(audit, selection.rows, hashes, states);
     std::string error;
     if (auto batches = BatchStore::open_to_read(audit.run_dir, error)) status.batches = batches->batches(false);

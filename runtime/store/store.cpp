@@ -148,7 +148,7 @@ std::unique_ptr<Store> Store::open(const std::filesystem::path& dir, std::string
   // Other runs may share the store: wait for their short write transactions.
   sqlite3_busy_timeout(db, 10000);
   for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL",
-                             "PRAGMA foreign_keys=ON", "PRAGMA temp_store=MEMORY"}) {
+                             "PRAGMA foreign_keys=ON", "PRAGMA temp_store=MEMORY", "PRAGMA mmap_size=1073741824"}) {
     if (!exec_retrying_busy(db, pragma)) return fail(pragma);
   }
   if (!create_or_migrate(db)) return fail(fmt::format("creating its tables or bringing them to schema {}", kSchemaVersion));
@@ -213,14 +213,25 @@ std::unordered_set<std::string> Store::done_hashes() {
   return out;
 }
 
-void Store::scan_states(const std::function<void(std::string_view hash, bool done, std::string_view cause)>& visit) {
-  // A done answer's cause is "ok": not read, so the scan never decodes a row past its text.
-  Stmt q(impl_->db, "SELECT hash, status = 'done', CASE WHEN status = 'done' THEN '' ELSE cause END FROM answers");
+void Store::scan_states(const std::function<void(const ScannedAnswer&)>& visit) {
+  // A done answer's cause is "ok": not read.
+  Stmt q(impl_->db,
+         "SELECT hash, status = 'done', CASE WHEN status = 'done' THEN '' ELSE cause END, cost_usd, truncated, warnings "
+         "FROM answers");
   auto view = [&](int col) {
     const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(q.get(), col));
     return p ? std::string_view(p, static_cast<std::size_t>(sqlite3_column_bytes(q.get(), col))) : std::string_view();
   };
-  while (q.ok() && q.step() == SQLITE_ROW) visit(view(0), q.integer(1) != 0, view(2));
+  ScannedAnswer row;
+  while (q.ok() && q.step() == SQLITE_ROW) {
+    row.hash = view(0);
+    row.done = q.integer(1) != 0;
+    row.cause = view(2);
+    row.cost_usd = q.real(3);
+    row.truncated = q.integer(4) != 0;
+    row.warnings = view(5);
+    visit(row);
+  }
 }
 
 bool Store::is_done(const std::string& hash) {

@@ -95,10 +95,20 @@ class Store {
 
   /// Hashes with a stored successful answer (loaded once per run to skip them).
   std::unordered_set<std::string> done_hashes();
-  /// Every stored answer's hash, whether it is done, and its cause, in one scan: for counting
-  /// over a whole plan without copying 86,400 hashes into a set first. The views last for
-  /// the call only.
-  void scan_states(const std::function<void(std::string_view hash, bool done, std::string_view cause)>& visit);
+  /// What a scan of every stored answer gives of each (scan_states). The views last for the
+  /// call of the visitor only.
+  struct ScannedAnswer {
+    std::string_view hash;
+    bool done = false;
+    std::string_view cause;  ///< a failed answer's; empty for a done one
+    double cost_usd = 0;
+    bool truncated = false;    ///< Marks
+    std::string_view warnings;  ///< Marks
+  };
+  /// Every stored answer's state, cost and marks, in one scan: for counting over a whole
+  /// plan without copying 86,400 hashes into a set first, and without a scan for each of
+  /// total_spend() and marked_answers() (`mirac status` needs all three).
+  void scan_states(const std::function<void(const ScannedAnswer&)>& visit);
   bool is_done(const std::string& hash);
 
   /// Records a retried or aborted attempt on its own. False (with last_error()) on failure.
