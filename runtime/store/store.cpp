@@ -110,6 +110,7 @@ struct Store::Impl {
                        out);
   }
   ~Impl() {
+    rows.close();
     brief.reset();
     put_bodies.reset();
     put_part.reset();
@@ -148,7 +149,7 @@ std::unique_ptr<Store> Store::open(const std::filesystem::path& dir, std::string
   // Other runs may share the store: wait for their short write transactions.
   sqlite3_busy_timeout(db, 10000);
   for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL",
-                             "PRAGMA foreign_keys=ON", "PRAGMA temp_store=MEMORY", "PRAGMA mmap_size=1073741824"}) {
+                             "PRAGMA foreign_keys=ON", "PRAGMA temp_store=MEMORY"}) {
     if (!exec_retrying_busy(db, pragma)) return fail(pragma);
   }
   if (!create_or_migrate(db)) return fail(fmt::format("creating its tables or bringing them to schema {}", kSchemaVersion));
