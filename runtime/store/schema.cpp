@@ -28,6 +28,12 @@ std::string answers_and_bodies() {
                      kAnswerFields, kBodyFields);
 }
 
+// What status, a run and the in-memory rows (answer_rows.hpp) read of every answer, in row
+// order: new answers go at its end, as they do in the table, so it costs no random writes;
+// a scan of it reads 8 MB instead of the table's 46 MB of texts (offline MIRA).
+constexpr const char* kStatesIndex =
+    "CREATE INDEX IF NOT EXISTS answers_states ON answers (id, hash, status, cause, cost_usd, truncated, warnings);";
+
 // Only while an older store is moved: its bodies are found by hash. Schema 5 drops it
 // (answer_rows.hpp says why).
 constexpr const char* kHashIndex = "CREATE UNIQUE INDEX IF NOT EXISTS answers_by_hash ON answers (hash);";
@@ -120,8 +126,10 @@ bool write_bodies(Stmt& put_bodies, Stmt& put_part, long long answer, const std:
 bool create_or_migrate(sqlite3* db) {
   if (!exec_retrying_busy(db, "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")) return false;
   if (has_table(db, "answers") && !has_column(db, "answers", "id") && !migrate(db)) return false;
-  // Schema 5 is schema 4 without the index on the hash: dropping it is the whole move.
+  // Schema 5 is schema 4 with the answers' states indexed in row order instead of the
+  // index on the hash: the move drops one and builds the other.
   const std::string schema = answers_and_bodies() + kAttemptsAndParts + "DROP INDEX IF EXISTS answers_by_hash;" +
+                             kStatesIndex +
                              fmt::format("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '{0}');"
                                          "UPDATE meta SET value = '{0}' WHERE key = 'schema_version' AND value <> '{0}';",
                                          kSchemaVersion);

@@ -4,7 +4,7 @@
 // Schema 4 keys the bodies by the answer's row number rather than by its hash: every index
 // keyed by a hash takes each new answer at a random place, and so costs a page written per
 // answer and per index. Schema 5 drops the last one, on answers.hash: the store finds a
-// hash's row from memory (answer_rows.hpp). The attempts are not indexed at all: only
+// hash's row from memory (answer_rows.hpp). Its one index, answers_states, is in row order. The attempts are not indexed at all: only
 // people with an SQL client look them up, and a scan of them takes milliseconds.
 #pragma once
 
