@@ -41,8 +41,8 @@ Outcome run_audit(Audit& audit, const std::atomic<bool>& cancel, AuditEvents& ev
   if (std::string error; !store->lock_for_run(error)) return Outcome::fail(kRunError, "mirac: " + error);
 
   RunSummary answers = send_answers(audit, *store, selection, cancel, events.hooks("answers"));  // send
-  events.answered(answers, count_marks(audit.spec(), audit.plan(), selection.rows, store->done_hashes(),
-                                       store->marked_answers()));
+  events.answered(answers, count_marks(audit.spec(), audit.plan(), selection.rows,
+                                       done_rows(*store, audit.plan(), selection.rows), store->marked_answers()));
   if (!answers.fatal_error.empty() || answers.cancelled) return Outcome::fail(kRunError);
   bool complete = answers.failed == 0 && answers.not_sent.empty();
   if (options.answers_only) return complete ? Outcome{} : Outcome::fail(kRunError);

@@ -4,11 +4,14 @@
 #include <functional>
 #include <map>
 #include <random>
+#include <string_view>
+#include <unordered_map>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "interpreter/diagnostics.hpp"
+#include "runtime/store/hash_key.hpp"
 
 namespace mirac {
 
@@ -166,6 +169,17 @@ Outcome select_requests(const Audit& audit, Selection& selection) {
   }
   if (audit.options.limit > 0 && selection.rows.size() > audit.options.limit) selection.rows.resize(audit.options.limit);
   return {};
+}
+
+HashOccurrences::HashOccurrences(const Plan& plan, const std::vector<std::size_t>& rows)
+    : first_(rows.size()), repeated_(rows.size(), 0) {
+  std::unordered_map<std::string_view, std::size_t, RequestHashKey> seen;
+  seen.reserve(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    auto [it, fresh] = seen.try_emplace(plan.requests[rows[i]].call.hash, i);
+    first_[i] = it->second;
+    if (!fresh) repeated_[i] = repeated_[it->second] = 1;
+  }
 }
 
 }  // namespace mirac

@@ -30,7 +30,7 @@ void check_analysis_files(const Spec& spec, SourceManager& sources, Diagnostics&
     if (!call || call->args.size() != 1) continue;  // reported by check_analysis_blocks
     const auto* file = std::get_if<ast::StringLit>(&call->args[0].node);
     if (!file) continue;
-    std::optional<DataTable> table = read_table(spec.data_path(call->args[0].range, file->value), file->value, call->callee.name,
+    auto table = read_table(spec.data_path(call->args[0].range, file->value), file->value, call->callee.name,
                                                 call->args[0].range, sources, diags);
     if (!table) continue;
     // The columns it will read: one per `by` variable and one per dimension, each under its

@@ -230,24 +230,15 @@ bool parse_jsonl(DataTable& t, const std::string& text, const SourceManager& sou
   return ok;
 }
 
-}  // namespace
-
-std::optional<DataTable> read_table(const std::filesystem::path& path, const std::string& shown_path,
-                                    const std::string& format, SourceRange use_site,
-                                    SourceManager& sources, Diagnostics& diags) {
-  std::string why;
-  std::optional<std::string> bytes = read_regular_file(path, why);
-  if (!bytes) {
-    diags.error(use_site, fmt::format("cannot read data file '{}': {}", path.string(), why));
-    return std::nullopt;
-  }
+std::shared_ptr<const DataTable> parse_table(std::string bytes, const std::string& shown_path, const std::string& format,
+                                             SourceRange use_site, SourceManager& sources, Diagnostics& diags) {
   DataTable t;
   t.path = shown_path;
-  t.file = sources.add(shown_path, std::move(*bytes));
+  t.file = sources.add(shown_path, std::move(bytes));
   const std::string& text = sources.text(t.file);
   // Cells end up in prompts and JSON: a byte that is not UTF-8 is reported here, where it
   // is, rather than failing later when a request is built.
-  if (!require_utf8(sources, t.file, fmt::format("data file '{}'", shown_path), diags)) return std::nullopt;
+  if (!require_utf8(sources, t.file, fmt::format("data file '{}'", shown_path), diags)) return nullptr;
   bool ok = false;
   if (format == "csv") {
     ok = parse_csv(t, text, sources, diags);
@@ -256,7 +247,7 @@ std::optional<DataTable> read_table(const std::filesystem::path& path, const std
   } else if (format == "json") {
     if (std::size_t deep = too_deep_at(text); deep != std::string_view::npos) {
       report_too_deep(sources, t.file, deep, diags);
-      return std::nullopt;
+      return nullptr;
     }
     try {
       DataRow row;
@@ -275,8 +266,28 @@ std::optional<DataTable> read_table(const std::filesystem::path& path, const std
   } else {
     diags.error(use_site, fmt::format("unknown data format '{}'; expected csv, jsonl or json", format));
   }
-  if (!ok) return std::nullopt;
-  return t;
+  if (!ok) return nullptr;
+  return std::make_shared<const DataTable>(std::move(t));
+}
+
+}  // namespace
+
+std::shared_ptr<const DataTable> read_table(const std::filesystem::path& path, const std::string& shown_path,
+                                            const std::string& format, SourceRange use_site,
+                                            SourceManager& sources, Diagnostics& diags) {
+  std::string why;
+  std::optional<std::string> bytes = read_regular_file(path, why);
+  if (!bytes) {
+    diags.error(use_site, fmt::format("cannot read data file '{}': {}", path.string(), why));
+    return nullptr;
+  }
+  const std::string cache_key = path.string() + '\n' + format + '\n' + shown_path;
+  auto& parsed = sources.parsed_tables();
+  if (auto hit = parsed.find(cache_key); hit != parsed.end() && sources.text(hit->second->file) == *bytes)
+    return hit->second;
+  auto table = parse_table(std::move(*bytes), shown_path, format, use_site, sources, diags);
+  if (table) parsed[cache_key] = table;
+  return table;
 }
 
 }  // namespace mirac

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,9 +48,11 @@ SourceRange field_range(const SourceManager& sources, const DataRow& row, const 
 /// Reads `path` as `format` ("csv", "jsonl" or "json"). Problems go to `diags`, located at
 /// `use_site` when the file cannot be read. Returns nullopt when the file is unusable.
 /// A JSON document is returned as one row holding the whole document under key "".
-std::optional<DataTable> read_table(const std::filesystem::path& path, const std::string& shown_path,
-                                    const std::string& format, SourceRange use_site,
-                                    SourceManager& sources, Diagnostics& diags);
+/// Null when the file is unusable. A file read again during the same compilation (the same
+/// `sources`) with the same bytes is not parsed again: both readers share the table.
+std::shared_ptr<const DataTable> read_table(const std::filesystem::path& path, const std::string& shown_path,
+                                            const std::string& format, SourceRange use_site,
+                                            SourceManager& sources, Diagnostics& diags);
 
 /// A JSON value as text: strings without quotes, others as compact JSON.
 std::string json_text(const nlohmann::ordered_json& value);

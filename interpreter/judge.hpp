@@ -60,6 +60,11 @@ class JudgeBuilder {
   };
   PromptHashing prompt_hashing(const Plan& plan, const RequestRow& request) const;
   std::string first_call_hash(const PromptHashing& shared, const std::string& answer) const;
+  /// What every request of this judge shares apart from its message (provider, model,
+  /// parameters, reply schema, the instructions' hash), for its own and its criteria's calls.
+  std::string request_identity() const { return hasher_.head() + '\n' + criterion_hasher_.head(); }
+  /// The spec's sources and data, as the judge's instructions quote them.
+  const SourceManager& sources() const { return sources_; }
   /// The judge's own token limit (`max_tokens`, else 1024, the scheduler's default).
   long long token_limit() const;
 

@@ -81,13 +81,17 @@ UserMessageHasher::UserMessageHasher(const ModelCall& call, const nlohmann::json
   if (head_.size() < tail.size() || head_.compare(head_.size() - tail.size(), tail.size(), tail) != 0)
     throw std::logic_error("UserMessageHasher: the canonical request does not end with its user message");
   head_.resize(head_.size() - 3);  // keeps `"user":`
+  head_state_.update(head_);
 }
 
 std::string UserMessageHasher::hash(const std::string& user) const {
-  std::string canonical = head_;
-  append_json_string(canonical, user);
-  canonical += '}';
-  return sha256_hex(canonical);
+  std::string rest;
+  rest.reserve(user.size() + 8);
+  append_json_string(rest, user);
+  rest += '}';
+  Sha256 state(head_state_);
+  state.update(rest);
+  return state.hex();
 }
 
 Sha256 UserMessageHasher::begin(std::string_view message_start) const {
@@ -257,10 +261,16 @@ nlohmann::ordered_json judging_forecast(const Spec& spec, const Plan& plan, cons
     JudgeBuilder builder(spec, sources, static_cast<int>(j));
     const double instructions = static_cast<double>(builder.instructions().size()) / 4.0;
     double in = 0, calls = 0;
+    // A judge's message depends on the prompt, not on the model or arm (the judge is blind to
+    // them): built once per prompt, not once per request.
+    std::size_t message_prompt = plan.prompts.size(), message_size = 0;
     for (const auto& r : plan.requests) {
       if (builder.asks_scores()) {
-        in += instructions + static_cast<double>(builder.message(plan, r, "").size()) / 4.0 +
-              static_cast<double>(limit(r.call.params));
+        if (r.prompt != message_prompt) {
+          message_prompt = r.prompt;
+          message_size = builder.message(plan, r, "").size();
+        }
+        in += instructions + static_cast<double>(message_size) / 4.0 + static_cast<double>(limit(r.call.params));
         ++calls;
       }
       if (!builder.grades_per_element()) continue;

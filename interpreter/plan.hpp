@@ -70,9 +70,12 @@ class UserMessageHasher {
   Sha256 begin(std::string_view message_start) const;
   static std::string closing(std::string_view message_end);
   static std::string finish(const Sha256& begun, std::string_view middle, const std::string& closing);
+  /// The canonical request up to the user message: everything the hashed calls share.
+  const std::string& head() const { return head_; }
 
  private:
   std::string head_;  ///< the canonical JSON up to the user message's value
+  Sha256 head_state_;  ///< head_ hashed: a request's hash goes on from here
 };
 
 /// Counts by model, arm and factor level; totals; the forecast of the answers' tokens and

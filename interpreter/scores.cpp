@@ -93,7 +93,7 @@ std::optional<ScoreTable> load_scores(const Spec& spec, const std::filesystem::p
     diags.error_at(path.string(), "cannot read scores file");
     return std::nullopt;
   }
-  std::optional<DataTable> read = read_table(path, path.string(), "csv", SourceRange{}, sources, diags);
+  auto read = read_table(path, path.string(), "csv", SourceRange{}, sources, diags);
   if (!read) return std::nullopt;
   const DataTable& table = *read;
   ScoreTable out;

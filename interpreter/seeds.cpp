@@ -12,8 +12,11 @@ namespace mirac {
 
 namespace {
 
+// A copy the seed declarations may extend (joins add columns): seed files are small.
 std::optional<DataTable> load(const Spec& spec, const ast::DataSource& src, SourceManager& sources, Diagnostics& diags) {
-  return read_table(spec.data_path(src.range, src.path.value), src.path.value, src.format.name, src.range, sources, diags);
+  auto table = read_table(spec.data_path(src.range, src.path.value), src.path.value, src.format.name, src.range, sources, diags);
+  if (!table) return std::nullopt;
+  return *table;
 }
 
 // The factor whose levels include `level`; -1 if none; reports ambiguity.

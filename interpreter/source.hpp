@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,6 +15,8 @@
 namespace mirac {
 
 using FileId = int;
+
+struct DataTable;  // data.hpp
 
 /// A position: 1-based line, 1-based column counted in code points, byte offset.
 struct Position {
@@ -42,6 +46,12 @@ class SourceManager {
   /// A range covering [begin, end) bytes.
   SourceRange range(FileId id, std::size_t begin, std::size_t end) const;
 
+  /// Data files parsed during this compilation, by what identifies a read (path, format,
+  /// name shown): MIRA's 4 MB prompt file is both its lock and a source of texts, and was
+  /// parsed twice by every command. read_table() uses an entry only while the file's bytes
+  /// are still the ones it was parsed from.
+  std::map<std::string, std::shared_ptr<const DataTable>>& parsed_tables() { return parsed_tables_; }
+
  private:
   struct File {
     std::string path;
@@ -49,6 +59,7 @@ class SourceManager {
     std::vector<std::size_t> line_starts;
   };
   std::vector<File> files_;
+  std::map<std::string, std::shared_ptr<const DataTable>> parsed_tables_;
 };
 
 /// The whole text of a regular file (symlinks followed). Anything else is refused with a

@@ -159,7 +159,7 @@ void bind_texts(Spec& spec, const std::vector<const ast::Decl*>& decls, SourceMa
     }
     const Factor& factor = spec.factors[f];
     // JSON source: the object at `at`, one entry per level under the key template.
-    std::optional<DataTable> json;
+    std::shared_ptr<const DataTable> json;
     const nlohmann::ordered_json* json_levels = nullptr;
     bool json_failed = false;                            // reported; levels it should give are not reported again
     std::vector<bool> level_failed(factor.levels.size(), false);

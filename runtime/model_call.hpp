@@ -37,6 +37,10 @@ struct ModelCall {
   /// Sent through the provider's batch API (`batch true` on its model or judge): half the
   /// price, within 24 hours. How it travels, not what it asks: not part of the hash.
   bool batch = false;
+  /// The hash of the answer whose text `user` quotes (a judge's request), if any. Not part
+  /// of the request or its hash: the store keeps the request with a reference to that text
+  /// rather than the text again (AnswerRecord::quotes).
+  std::string quotes;
 };
 
 }  // namespace mirac

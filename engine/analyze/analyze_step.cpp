@@ -153,7 +153,8 @@ Outcome analyze_audit(Audit& audit, Analysis& analysis) {
     json["coverage"] = analyze::score_coverage(c.spec, c.plan, stored.done, table, analysis.diagnostics);
     std::vector<std::size_t> rows(c.plan.requests.size());
     for (std::size_t r = 0; r < rows.size(); ++r) rows[r] = r;
-    json["answers_marked"] = marks_json(c.spec, count_marks(c.spec, c.plan, rows, stored.done, stored.marked));
+    json["answers_marked"] =
+        marks_json(c.spec, count_marks(c.spec, c.plan, rows, done_rows(stored.done, c.plan, rows), stored.marked));
   }
   if (json.contains("analyses"))
     analyze::add_unused_answers(c.spec, c.plan, stored.done, table, c.sources, json["analyses"]);

@@ -52,7 +52,7 @@ nlohmann::ordered_json run_spearman(const Context& ctx, const ast::AnalysisDecl&
     for (const auto& [name, col] : *against->columns) column[name.name] = col.name;
   auto column_of = [&](const std::string& n) { return column.count(n) ? column[n] : n; };
   std::filesystem::path path = spec.data_path(call.args[0].range, file.value);
-  std::optional<DataTable> ext = read_table(path, path.string(), call.callee.name, call.args[0].range, ctx.sources, ctx.diags);
+  auto ext = read_table(path, path.string(), call.callee.name, call.args[0].range, ctx.sources, ctx.diags);
   if (!ext) {
     j["error"] = fmt::format("cannot read '{}'", file.value);  // so the report says why it has no table
     return j;

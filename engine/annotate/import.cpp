@@ -46,7 +46,7 @@ Outcome import_annotations(Audit& audit, const std::string& file, const std::str
     diags.error_at(file, "cannot read annotation sheet");
     return Outcome::fail(kSpecError);
   }
-  std::optional<DataTable> table = read_table(file, file, "csv", SourceRange{}, sources, diags);
+  auto table = read_table(file, file, "csv", SourceRange{}, sources, diags);
   if (!table) return Outcome::fail(kSpecError);
   const SourceRange header = sources.range(table->file, 0, sources.text(table->file).find_first_of("\r\n"));
   if (!table->has_column("id")) {

@@ -1,4 +1,5 @@
 #include "engine/judge/judge_phase.hpp"
+#include "engine/judge/judgment_cache.hpp"
 #include "engine/judge/simulated_judge.hpp"
 
 #include <algorithm>
@@ -90,16 +91,16 @@ void merge(JudgeState& state, Chain& chain, const std::string& label) {
   }
 }
 
-// Resolves the rows of `rows` whose prompt is `part` modulo `parts` into `out`. A prompt's
-// answers (one per model and arm) fall in the same part, so what their first judge calls
-// share is hashed once per prompt: they are taken prompt by prompt, and only the current
-// prompt's shared part is kept.
+// Resolves the rows `todo` (positions in `rows`) whose prompt is `part` modulo `parts` into
+// `out`. A prompt's answers (one per model and arm) fall in the same part, so what their
+// first judge calls share is hashed once per prompt: they are taken prompt by prompt, and
+// only the current prompt's shared part is kept.
 void resolve_part(const Spec& spec, const Plan& plan, const JudgeBuilder& judge, Store& store,
-                  const std::vector<std::size_t>& rows, int max_repairs, std::size_t part, std::size_t parts,
-                  std::vector<JudgeState>& out) {
+                  const std::vector<std::size_t>& rows, const std::vector<std::size_t>& todo, int max_repairs,
+                  std::size_t part, std::size_t parts, std::vector<JudgeState>& out) {
   ScoreReader reader(spec, judge);
   std::vector<std::size_t> mine;
-  for (std::size_t i = 0; i < rows.size(); ++i)
+  for (std::size_t i : todo)
     if (plan.requests[rows[i]].prompt % parts == part) mine.push_back(i);
   std::stable_sort(mine.begin(), mine.end(), [&](std::size_t a, std::size_t b) {
     return plan.requests[rows[a]].prompt < plan.requests[rows[b]].prompt;
@@ -131,6 +132,7 @@ void resolve_part(const Spec& spec, const Plan& plan, const JudgeBuilder& judge,
               return problem;
             });
         grades.push_back(grade);
+        state.rounds = std::max(state.rounds, chain.round);
         if (state.judge_hash.empty()) state.judge_hash = chain.hash;
         merge(state, chain, fmt::format("criterion {}: ", c + 1));
       }
@@ -157,6 +159,7 @@ void resolve_part(const Spec& spec, const Plan& plan, const JudgeBuilder& judge,
           return last_read.problem;
         });
     state.round = chain.round;
+    state.rounds = std::max(state.rounds, chain.round);
     state.judge_hash = chain.hash;
     const JudgeState::Kind before = state.kind;
     merge(state, chain, "");
@@ -168,23 +171,32 @@ void resolve_part(const Spec& spec, const Plan& plan, const JudgeBuilder& judge,
 }  // namespace
 
 std::vector<JudgeState> resolve_judging(const Spec& spec, const Plan& plan, const JudgeBuilder& judge, Store& store,
-                                        const std::vector<std::size_t>& rows, int max_repairs) {
+                                        const std::vector<std::size_t>& rows, int max_repairs, JudgmentDetail detail) {
   std::vector<JudgeState> out(rows.size());
-  // Served from memory (Store::preload_briefs), the store may be read from two threads:
-  // a full MIRA store's 43,200 judgments then resolve in half the time. Otherwise lookups
-  // share one SQLite statement, and one thread does it all.
-  const std::size_t threads = store.serves_briefs_from_memory() && rows.size() >= 4096
+  std::optional<JudgmentCache> kept;
+  if (detail == JudgmentDetail::scores) kept.emplace(judge, plan, store);
+  std::vector<std::size_t> todo;  // positions in `rows` the store keeps no judgment of
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (!kept || !kept->fill(rows[i], max_repairs, out[i])) todo.push_back(i);
+  // Many to read: one scan of the store takes a fifth of the time of a lookup each.
+  constexpr std::size_t kMany = 4096;
+  if (todo.size() >= kMany && !store.serves_briefs_from_memory()) store.preload_briefs();
+  // Served from memory, the store may be read from two threads: a full MIRA store's
+  // 43,200 judgments then resolve in half the time. Otherwise lookups share one SQLite
+  // statement, and one thread does it all.
+  const std::size_t threads = store.serves_briefs_from_memory() && todo.size() >= kMany
                                   ? std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 4)
                                   : 1;
   if (threads == 1) {
-    resolve_part(spec, plan, judge, store, rows, max_repairs, 0, 1, out);
+    resolve_part(spec, plan, judge, store, rows, todo, max_repairs, 0, 1, out);
+    if (kept) kept->save(rows, out);
     return out;
   }
   std::vector<std::thread> workers;
   std::vector<std::exception_ptr> errors(threads);
   auto part = [&](std::size_t t) {
     try {
-      resolve_part(spec, plan, judge, store, rows, max_repairs, t, threads, out);
+      resolve_part(spec, plan, judge, store, rows, todo, max_repairs, t, threads, out);
     } catch (...) {
       errors[t] = std::current_exception();
     }
@@ -199,6 +211,7 @@ std::vector<JudgeState> resolve_judging(const Spec& spec, const Plan& plan, cons
   for (auto& w : workers) w.join();
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
+  if (kept) kept->save(rows, out);
   return out;
 }
 
@@ -257,7 +270,7 @@ JudgePhaseSummary run_judge_phase(const Spec& spec, const Plan& plan, const Judg
   // requests in the next round. One round more than repairs sends them all.
   for (int round = 0; round <= max_repairs + 1; ++round) {
     summary = JudgePhaseSummary{};  // counts of this round's resolution
-    std::vector<JudgeState> states = resolve_judging(spec, plan, judge, store, rows, max_repairs);
+    std::vector<JudgeState> states = resolve_judging(spec, plan, judge, store, rows, max_repairs, JudgmentDetail::scores);
     std::vector<ModelCall> calls;
     summary.by_level = states_by_level(spec, plan, rows, states);
     for (std::size_t k = 0; k < states.size(); ++k) {
@@ -322,7 +335,7 @@ analyze::ScoreTable scores_from_store(const Spec& spec, const Plan& plan, const 
   table.dims = judge.dims();
   std::vector<std::size_t> rows(plan.requests.size());
   for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;
-  std::vector<JudgeState> states = resolve_judging(spec, plan, judge, store, rows, max_repairs);
+  std::vector<JudgeState> states = resolve_judging(spec, plan, judge, store, rows, max_repairs, JudgmentDetail::scores);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     if (states[i].kind != JudgeState::Kind::scored) continue;
     analyze::ScoreRow row = analyze::score_row_of(spec, plan, plan.requests[i]);

@@ -39,13 +39,25 @@ struct JudgeState {
   std::string cause;
   int round = 0;                  ///< 0 = first request, 1.. = repair requests
   std::string judge_hash;         ///< the judge request of `round` (whose reply this describes)
+  int rounds = 0;                 ///< the last round of any of its chains (`per element`: one per criterion)
+  /// Read from the judgments the store keeps (judgment_cache.hpp): scores and the criteria
+  /// met, without rationales or quotes.
+  bool from_cache = false;
 };
+
+/// What a reader of judgments needs: the scores (and the criteria met), which the store's
+/// kept judgments give at once, or also the judges' rationales and quotes, read from
+/// every reply.
+enum class JudgmentDetail { scores, texts };
 
 /// Resolves the state of each request in `rows` (indices into plan.requests) with one
 /// judge, reading answers and judge replies from `store`. A reply the rubric rejects
 /// leads to a repair request (its problem restated) while `round < max_repairs`.
+/// With JudgmentDetail::scores, scored judgments come from (and newly scored ones go to) the
+/// judgments the store keeps.
 std::vector<JudgeState> resolve_judging(const Spec& spec, const Plan& plan, const JudgeBuilder& judge, Store& store,
-                                        const std::vector<std::size_t>& rows, int max_repairs);
+                                        const std::vector<std::size_t>& rows, int max_repairs,
+                                        JudgmentDetail detail = JudgmentDetail::texts);
 
 /// Where a group of answers stands with one judge.
 struct JudgeStates {

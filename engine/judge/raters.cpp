@@ -116,7 +116,7 @@ analyze::ScoreTable rater_scores(const Spec& spec, const Plan& plan, const Sourc
   for (int j : panel->judges) {
     JudgeBuilder judge(spec, sources, j);
     if (table.dims.empty()) table.dims = judge.dims();
-    states.push_back(resolve_judging(spec, plan, judge, store, rows, max_repairs));
+    states.push_back(resolve_judging(spec, plan, judge, store, rows, max_repairs, JudgmentDetail::scores));
   }
   for (std::size_t i = 0; i < rows.size(); ++i) {
     std::vector<std::vector<double>> members;

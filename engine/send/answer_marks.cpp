@@ -2,23 +2,24 @@
 
 #include <map>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 
 #include <fmt/format.h>
 
+#include "engine/selection.hpp"
 #include "runtime/providers/server_checks.hpp"
 #include "runtime/store/hash_key.hpp"
 
 namespace mirac {
 namespace {
 
-// A group's counts, each hash once (identical requests share one answer). The hashes are
-// the plan's, which outlives the groups: viewed, not copied (a MIRA status adds 300,000).
+// A group's counts, each hash once (identical requests share one answer).
 struct Group {
   MarkCounts counts;
-  std::unordered_set<std::string_view, RequestHashKey> seen;
-  void add(std::string_view hash, const Store::Marks* m) {
-    if (!seen.insert(hash).second) return;
+  OncePerGroup counted;
+  void add(const HashOccurrences& hashes, std::size_t position, const Store::Marks* m) {
+    if (!counted.first_time(hashes, position)) return;
     ++counts.answers;
     if (!m) return;
     counts.cut += m->truncated;
@@ -43,21 +44,22 @@ std::string where(const AnswerMarks& m, std::size_t MarkCounts::*count) {
 }  // namespace
 
 AnswerMarks count_marks(const Spec& spec, const Plan& plan, const std::vector<std::size_t>& rows,
-                        const std::unordered_set<std::string>& done,
-                        const std::unordered_map<std::string, Store::Marks>& marked) {
+                        const std::vector<char>& done, const std::unordered_map<std::string, Store::Marks>& marked) {
+  const HashOccurrences hashes(plan, rows);
   Group all;
   std::map<std::pair<int, int>, Group> by_pair;
   std::vector<std::vector<Group>> levels(spec.factors.size());
   for (std::size_t f = 0; f < spec.factors.size(); ++f) levels[f].resize(spec.factors[f].levels.size());
-  for (std::size_t row : rows) {
-    const RequestRow& r = plan.requests[row];
-    if (!done.count(r.call.hash)) continue;
-    auto it = marked.find(r.call.hash);
-    const Store::Marks* m = it == marked.end() ? nullptr : &it->second;
-    all.add(r.call.hash, m);
-    by_pair[{r.model, r.arm}].add(r.call.hash, m);
+  for (std::size_t i = 0; i < rows.size() && i < done.size(); ++i) {
+    if (!done[i]) continue;
+    const RequestRow& r = plan.requests[rows[i]];
+    const Store::Marks* m = nullptr;
+    if (!marked.empty())
+      if (auto it = marked.find(r.call.hash); it != marked.end()) m = &it->second;
+    all.add(hashes, i, m);
+    by_pair[{r.model, r.arm}].add(hashes, i, m);
     const PromptRow& p = plan.prompts[r.prompt];
-    for (std::size_t f = 0; f < spec.factors.size(); ++f) levels[f][static_cast<std::size_t>(p.levels[f])].add(r.call.hash, m);
+    for (std::size_t f = 0; f < spec.factors.size(); ++f) levels[f][static_cast<std::size_t>(p.levels[f])].add(hashes, i, m);
   }
   AnswerMarks out;
   out.all = all.counts;
@@ -68,6 +70,26 @@ AnswerMarks count_marks(const Spec& spec, const Plan& plan, const std::vector<st
   out.levels.resize(levels.size());
   for (std::size_t f = 0; f < levels.size(); ++f)
     for (const auto& g : levels[f]) out.levels[f].push_back(g.counts);
+  return out;
+}
+
+std::vector<char> done_rows(Store& store, const Plan& plan, const std::vector<std::size_t>& rows) {
+  std::unordered_map<std::string_view, std::vector<std::size_t>, RequestHashKey> positions;
+  positions.reserve(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) positions[plan.requests[rows[i]].call.hash].push_back(i);
+  std::vector<char> done(rows.size(), 0);
+  store.scan_states([&](const Store::ScannedAnswer& a) {
+    if (!a.done) return;
+    if (auto it = positions.find(a.hash); it != positions.end())
+      for (std::size_t i : it->second) done[i] = 1;
+  });
+  return done;
+}
+
+std::vector<char> done_rows(const std::unordered_set<std::string>& done, const Plan& plan,
+                            const std::vector<std::size_t>& rows) {
+  std::vector<char> out(rows.size(), 0);
+  for (std::size_t i = 0; i < rows.size(); ++i) out[i] = done.count(plan.requests[rows[i]].call.hash) ? 1 : 0;
   return out;
 }
 

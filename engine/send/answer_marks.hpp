@@ -32,11 +32,16 @@ struct AnswerMarks {
 };
 
 /// Counts over the done answers of `rows` (indices into plan.requests), each distinct
-/// request once per group. `done` holds the stored answers' hashes; `marked` is
-/// Store::marked_answers().
+/// request once per group. `done` says, by position in `rows`, which are done (done_rows);
+/// `marked` is Store::marked_answers().
 AnswerMarks count_marks(const Spec& spec, const Plan& plan, const std::vector<std::size_t>& rows,
-                        const std::unordered_set<std::string>& done,
-                        const std::unordered_map<std::string, Store::Marks>& marked);
+                        const std::vector<char>& done, const std::unordered_map<std::string, Store::Marks>& marked);
+
+/// Which of `rows` have a done answer in `store`, by position, from one scan of it.
+std::vector<char> done_rows(Store& store, const Plan& plan, const std::vector<std::size_t>& rows);
+/// The same from the set of the store's done hashes (Store::done_hashes).
+std::vector<char> done_rows(const std::unordered_set<std::string>& done, const Plan& plan,
+                            const std::vector<std::size_t>& rows);
 
 /// results.json's and `mirac status --json`'s `answers_marked`: `answers`, `cut`,
 /// `limit_ignored`, `prompt_shortened`, and `by_model_arm` and `by_factor` with the same

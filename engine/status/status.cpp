@@ -1,15 +1,18 @@
 #include "engine/status/status.hpp"
 
 #include <map>
+#include <optional>
+#include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "engine/judge/judge_phase.hpp"
 #include "runtime/store/journal.hpp"
 
 namespace mirac {
 
-void Tally::add(std::string_view hash, const HashState* s) {
-  if (!seen.insert(hash).second) return;
+void Tally::add(const HashOccurrences& hashes, std::size_t position, const HashState* s) {
+  if (!counted.first_time(hashes, position)) return;
   if (!s) ++report.pending;
   else if (s->done) ++report.done;
   else ++report.failed[s->cause];
@@ -17,30 +20,34 @@ void Tally::add(std::string_view hash, const HashState* s) {
 
 namespace {
 
-using States = std::unordered_map<std::string, HashState, RequestHashKey>;
+/// Each selected row's state, by its position in the selection; empty: not in the store.
+using States = std::vector<std::optional<HashState>>;
 
-// Every selected hash's state, read with as few queries as the store allows: the done set
-// at once, then one query per remaining hash only when some of them failed.
-States read_states(Store& store, const Plan& plan, const std::vector<std::size_t>& rows) {
-  States states;
-  std::unordered_set<std::string> done = store.done_hashes();
-  std::vector<std::string> rest;
-  std::unordered_set<std::string_view, RequestHashKey> listed;
-  for (std::size_t row : rows) {
-    const std::string& hash = plan.requests[row].call.hash;
-    if (done.count(hash)) states[hash].done = true;
-    else if (listed.insert(hash).second) rest.push_back(hash);
-  }
-  if (store.status(rest).failed_total() == 0) return states;
-  for (const auto& h : rest) {
-    StatusReport one = store.status({h});
-    if (!one.failed.empty()) states[h].cause = one.failed.begin()->first;
-  }
+// Every selected row's state, from one scan of the store: its answers are matched to the
+// selection's hashes as they are read, not collected into a set first. The same scan sums
+// what was spent and collects the marked answers.
+States read_states(Store& store, const Plan& plan, const std::vector<std::size_t>& rows, const HashOccurrences& hashes,
+                   double& spend_usd, std::unordered_map<std::string, Store::Marks>& marked) {
+  States states(rows.size());
+  std::unordered_map<std::string_view, std::size_t, RequestHashKey> position;
+  position.reserve(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (hashes.first(i) == i) position.emplace(plan.requests[rows[i]].call.hash, i);
+  spend_usd = 0;
+  store.scan_states([&](const Store::ScannedAnswer& a) {
+    spend_usd += a.cost_usd;
+    if (a.done && (a.truncated || !a.warnings.empty()))
+      marked.emplace(std::string(a.hash), Store::Marks{a.truncated, std::string(a.warnings)});
+    auto it = position.find(a.hash);
+    if (it != position.end()) states[it->second] = HashState{a.done, a.done ? std::string() : std::string(a.cause)};
+  });
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (hashes.first(i) != i) states[i] = states[hashes.first(i)];
   return states;
 }
 
-void tally(const Spec& spec, const Plan& plan, const std::vector<std::size_t>& rows, const States& states,
-           RunStatus& g) {
+void tally(const Spec& spec, const Plan& plan, const std::vector<std::size_t>& rows, const HashOccurrences& hashes,
+           const States& states, RunStatus& g) {
   std::map<std::pair<int, int>, Tally> by_pair;
   g.levels.resize(spec.factors.size());
   g.level_requests.resize(spec.factors.size());
@@ -48,16 +55,15 @@ void tally(const Spec& spec, const Plan& plan, const std::vector<std::size_t>& r
     g.levels[f].resize(spec.factors[f].levels.size());
     g.level_requests[f].resize(spec.factors[f].levels.size());
   }
-  for (std::size_t row : rows) {
-    const RequestRow& r = plan.requests[row];
-    auto it = states.find(r.call.hash);
-    const HashState* s = it == states.end() ? nullptr : &it->second;
-    g.all.add(r.call.hash, s);
-    by_pair[{r.model, r.arm}].add(r.call.hash, s);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const RequestRow& r = plan.requests[rows[i]];
+    const HashState* s = i < states.size() && states[i] ? &*states[i] : nullptr;
+    g.all.add(hashes, i, s);
+    by_pair[{r.model, r.arm}].add(hashes, i, s);
     const PromptRow& p = plan.prompts[r.prompt];
     for (std::size_t f = 0; f < spec.factors.size(); ++f) {
       auto l = static_cast<std::size_t>(p.levels[f]);
-      g.levels[f][l].add(r.call.hash, s);
+      g.levels[f][l].add(hashes, i, s);
       ++g.level_requests[f][l];
     }
   }
@@ -72,16 +78,11 @@ void tally(const Spec& spec, const Plan& plan, const std::vector<std::size_t>& r
 // request). Only done answers are resolved, since nothing else can be judged; the judge
 // replies are read from the store as `mirac run` and `mirac analyze` read them.
 std::vector<JudgingCounts> count_judging(const Audit& audit, Store* store, const std::vector<std::size_t>& rows,
-                                         const States& states) {
+                                         const HashOccurrences& hashes, const States& states) {
   const Spec& spec = audit.spec();
   std::vector<std::size_t> done;
-  std::unordered_set<std::string_view, RequestHashKey> seen;
-  for (std::size_t row : rows) {
-    const std::string& hash = audit.plan().requests[row].call.hash;
-    auto it = states.find(hash);
-    if (it == states.end() || !it->second.done || !seen.insert(hash).second) continue;
-    done.push_back(row);
-  }
+  for (std::size_t i = 0; i < rows.size() && i < states.size(); ++i)
+    if (states[i] && states[i]->done && hashes.first(i) == i) done.push_back(rows[i]);
   std::vector<JudgingCounts> out;
   for (std::size_t j = 0; j < spec.judges.size(); ++j) {
     JudgingCounts counts;
@@ -90,7 +91,7 @@ std::vector<JudgingCounts> count_judging(const Audit& audit, Store* store, const
     std::vector<JudgeState> states;
     if (store && !done.empty()) {
       JudgeBuilder judge(spec, audit.sources(), static_cast<int>(j));
-      states = resolve_judging(spec, audit.plan(), judge, *store, done, audit.options.repairs);
+      states = resolve_judging(spec, audit.plan(), judge, *store, done, audit.options.repairs, JudgmentDetail::scores);
       // An answer that went away since it was listed is no_answer, and not counted.
       for (const JudgeState& s : states) counts.add(s.kind);
     }
@@ -101,21 +102,20 @@ std::vector<JudgingCounts> count_judging(const Audit& audit, Store* store, const
 }
 
 // Selected requests whose answer is not in the store but waits in the journal.
-std::size_t count_journaled(const Audit& audit, const std::vector<std::size_t>& rows,
-                            const std::unordered_set<std::string>& done) {
+std::size_t count_journaled(const Audit& audit, const std::vector<std::size_t>& rows, const HashOccurrences& hashes,
+                            const States& states) {
   const auto journal = journal_path(audit.run_dir);
   std::error_code ec;
   if (!std::filesystem::exists(journal, ec)) return 0;
   std::size_t unreadable = 0;
   std::unordered_set<std::string> waiting;
   for (const auto& e : read_journal(journal, unreadable))
-    if (e.answer.status == "done" && !done.count(e.answer.hash)) waiting.insert(e.answer.hash);
-  std::unordered_set<std::string> counted;
-  for (std::size_t row : rows) {
-    const std::string& hash = audit.plan().requests[row].call.hash;
-    if (waiting.count(hash)) counted.insert(hash);
-  }
-  return counted.size();
+    if (e.answer.status == "done") waiting.insert(e.answer.hash);
+  std::size_t counted = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (hashes.first(i) == i && !(states[i] && states[i]->done) && waiting.count(audit.plan().requests[rows[i]].call.hash))
+      ++counted;
+  return counted;
 }
 
 nlohmann::ordered_json counts_json(const StatusReport& r) {
@@ -136,27 +136,24 @@ Outcome audit_status(const Audit& audit, RunStatus& status) {
   status.plan_requests = audit.plan().requests.size();
   status.requests = selection.rows.size();
   status.store_exists = audit.has_store();
-  States states;
+  const HashOccurrences hashes(audit.plan(), selection.rows);
+  States states(selection.rows.size());
   std::unique_ptr<Store> store;
   if (status.store_exists) {
     Outcome opened;
     store = open_store(audit, opened);
     if (!store) return opened;
-    // Status looks up every selected answer and its judgment: for much of the plan one
-    // scan of the store is faster than a lookup each.
-    if (selection.rows.size() * 10 >= audit.plan().requests.size()) store->preload_briefs();
-    states = read_states(*store, audit.plan(), selection.rows);
-    status.spend_usd = store->total_spend();
-    std::unordered_set<std::string> done;
-    for (const auto& [hash, state] : states)
-      if (state.done) done.insert(hash);
-    status.marks = count_marks(audit.spec(), audit.plan(), selection.rows, done, store->marked_answers());
-    status.journaled = count_journaled(audit, selection.rows, done);
+    std::unordered_map<std::string, Store::Marks> marked;
+    states = read_states(*store, audit.plan(), selection.rows, hashes, status.spend_usd, marked);
+    std::vector<char> done(states.size());
+    for (std::size_t i = 0; i < states.size(); ++i) done[i] = states[i] && states[i]->done;
+    status.marks = count_marks(audit.spec(), audit.plan(), selection.rows, done, marked);
+    status.journaled = count_journaled(audit, selection.rows, hashes, states);
     std::string error;
     if (auto batches = BatchStore::open_to_read(audit.run_dir, error)) status.batches = batches->batches(false);
   }
-  status.judging = count_judging(audit, store.get(), selection.rows, states);
-  tally(audit.spec(), audit.plan(), selection.rows, states, status);
+  status.judging = count_judging(audit, store.get(), selection.rows, hashes, states);
+  tally(audit.spec(), audit.plan(), selection.rows, hashes, states, status);
   return {};
 }
 

@@ -29,10 +29,9 @@ struct HashState {
 /// identical requests (two arms sending the same thing) share one answer.
 struct Tally {
   StatusReport report;
-  /// The hashes counted, each once: views of the plan's own (which outlives the tally), not
-  /// copies; a MIRA status counts 300,000.
-  std::unordered_set<std::string_view, RequestHashKey> seen;
-  void add(std::string_view hash, const HashState* state);  ///< null: pending
+  OncePerGroup counted;  ///< the hashes counted, each once
+  /// Counts the selected request at `position` of the selection `hashes` describes.
+  void add(const HashOccurrences& hashes, std::size_t position, const HashState* state);  ///< null: pending
 };
 
 struct JudgingCounts : JudgeStates {

@@ -113,7 +113,7 @@ Outcome import_responses(Audit& audit, const std::string& file, ImportSummary& s
       return fail();
     }
   }
-  std::optional<DataTable> table = read_table(file, file, "jsonl", SourceRange{}, sources, diags);
+  auto table = read_table(file, file, "jsonl", SourceRange{}, sources, diags);
   if (!table) return fail();
 
   const Lookups look(spec, plan);

@@ -80,4 +80,44 @@ void append_json_escaped(std::string& out, std::string_view text) {
   }
 }
 
+void append_json(std::string& out, const nlohmann::json& value) {
+  switch (value.type()) {
+    case nlohmann::json::value_t::object: {
+      out += '{';
+      bool first = true;
+      for (const auto& [key, item] : value.items()) {
+        if (!first) out += ',';
+        first = false;
+        append_json_string(out, key);
+        out += ':';
+        append_json(out, item);
+      }
+      out += '}';
+      return;
+    }
+    case nlohmann::json::value_t::array: {
+      out += '[';
+      bool first = true;
+      for (const auto& item : value) {
+        if (!first) out += ',';
+        first = false;
+        append_json(out, item);
+      }
+      out += ']';
+      return;
+    }
+    case nlohmann::json::value_t::string:
+      append_json_string(out, value.get_ref<const std::string&>());
+      return;
+    default:
+      out += value.dump();
+  }
+}
+
+std::string dump_json(const nlohmann::json& value) {
+  std::string out;
+  append_json(out, value);
+  return out;
+}
+
 }  // namespace mirac

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "runtime/providers/provider.hpp"
+#include "runtime/json/json_string.hpp"
 
 namespace mirac {
 namespace {
@@ -179,7 +180,7 @@ ProviderRequest build_request(const ModelCall& call, const std::string& base_url
                               const std::string& api_key) {
   ProviderRequest r;
   r.url = endpoint_url(call.protocol, base_url);
-  r.body = build_body(call, &r.notes).dump();
+  r.body = dump_json(build_body(call, &r.notes));
   r.headers = request_headers(call.protocol, api_key);
   return r;
 }

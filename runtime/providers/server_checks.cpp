@@ -53,12 +53,29 @@ long long fewest_prompt_tokens(const ModelCall& call) {
   return words + cjk / 4;
 }
 
+long long PromptTokenFloor::operator()(const ModelCall& call) {
+  long long words = 0, cjk = 0;
+  count(call.user, words, cjk);
+  if (call.system) {
+    auto [it, fresh] = systems_.try_emplace(call.system.get());
+    if (fresh) count(*call.system, it->second.words, it->second.cjk);
+    words += it->second.words;
+    cjk += it->second.cjk;
+  }
+  return words + cjk / 4;
+}
+
 std::string server_warnings(const ModelCall& call, const ParsedAnswer& answer) {
+  PromptTokenFloor floor;
+  return server_warnings(call, answer, floor);
+}
+
+std::string server_warnings(const ModelCall& call, const ParsedAnswer& answer, PromptTokenFloor& floor) {
   std::string out;
   auto add = [&](const char* code) { out += out.empty() ? code : std::string(" ") + code; };
   if (auto limit = token_limit_sent(call); limit && answer.output_tokens > *limit) add(kLimitIgnored);
   if (answer.input_tokens > 0) {
-    const long long fewest = fewest_prompt_tokens(call);
+    const long long fewest = floor(call);
     if (fewest >= kShortestCheckedPrompt && static_cast<double>(answer.input_tokens) < kShortenedShare * static_cast<double>(fewest))
       add(kPromptShortened);
   }

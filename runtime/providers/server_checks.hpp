@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_map>
 
 #include "runtime/model_call.hpp"
 #include "runtime/providers/provider.hpp"
@@ -21,6 +22,21 @@ inline constexpr const char* kPromptShortened = "prompt_shortened";  ///< fewer 
 /// most compact Chinese tokenizers reach.
 long long fewest_prompt_tokens(const ModelCall& call);
 
+/// fewest_prompt_tokens over the calls of one run, counting each shared system prompt once:
+/// counted per answer, a judge's instructions and an arm's system prompt (kilobytes each)
+/// were a twentieth of a whole offline MIRA run. Calls are told apart by their system
+/// prompt's address, so the calls must outlive the counter.
+class PromptTokenFloor {
+ public:
+  long long operator()(const ModelCall& call);
+
+ private:
+  struct Counts {
+    long long words = 0, cjk = 0;
+  };
+  std::unordered_map<const std::string*, Counts> systems_;
+};
+
 /// Prompts below this many tokens (by fewest_prompt_tokens) are not checked: chat templates
 /// and server accounting differ too much there.
 inline constexpr long long kShortestCheckedPrompt = 64;
@@ -29,6 +45,8 @@ inline constexpr double kShortenedShare = 0.75;
 
 /// The warning codes of one answer to `call`, space-separated; empty when none applies.
 std::string server_warnings(const ModelCall& call, const ParsedAnswer& answer);
+/// The same with the run's counter.
+std::string server_warnings(const ModelCall& call, const ParsedAnswer& answer, PromptTokenFloor& floor);
 
 /// True when `warnings` (AnswerRecord::warnings) holds `code`.
 bool has_warning(const std::string& warnings, const char* code);

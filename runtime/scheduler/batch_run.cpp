@@ -408,6 +408,7 @@ void BatchRun::collect(Open& o) {
       rec.provider = call.provider;
       rec.model = call.model;
       rec.request_body = build_body(call).dump();
+      rec.quotes = call.quotes;
       if (r) rec.response_body = c_.redact(r->body), rec.http_status = r->status;
       rec.started_at = b.created_at;
       rec.ended_at = wall;
@@ -452,6 +453,7 @@ void BatchRun::collect(Open& o) {
       rec.provider = call.provider;
       rec.model = call.model;
       rec.request_body = build_body(call).dump();
+      rec.quotes = call.quotes;
       rec.response_body = c_.redact(r.body);
       rec.http_status = r.status;
       rec.text = c_.redact(ans.text);

@@ -2,13 +2,10 @@
 // drive the HTTP client, and turn each completion into a stored answer, a retry, or a
 // stop. Every answer is committed before the loop moves on.
 #include "runtime/scheduler/scheduler.hpp"
+#include "runtime/scheduler/run.hpp"
 
-#include "runtime/scheduler/batch_run.hpp"
 #include "runtime/providers/environment.hpp"
-#include "runtime/providers/server_checks.hpp"
-#include "runtime/scheduler/endpoints.hpp"
 #include "runtime/scheduler/run_plan.hpp"
-#include "runtime/store/journal.hpp"
 
 #include "runtime/providers/secrets.hpp"
 
@@ -22,101 +19,7 @@
 #include <unordered_set>
 
 namespace mirac {
-namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kMaxIdleWait = 0.25;  // re-check the cancel flag at least this often
-
-struct Item {
-  const ModelCall* call = nullptr;
-  std::size_t provider = 0;
-  std::string base_url;
-  std::size_t endpoint = 0;  // of the provider's Endpoints, for the attempt in flight
-  const std::string* key = nullptr;
-  double est_in = 0, est_out = 0, est_cost = 0;
-  ModelPrice price;
-  int attempts = 0;
-  double first_sent = -1;
-  double paused_before = 0;  // the provider's paused_total_s at the first send
-  double started_mono = 0, started_wall = 0;
-  std::string url, body;  // built at first send, kept for retries
-};
-
-struct ProviderState {
-  std::string name;
-  Pacer pacer;
-  RetryPolicy retry_policy;
-  ProviderTimeouts timeouts;
-  // A long pause the server asked for (more than the retry cap): shown on the progress
-  // line, and not counted as the waiting of the requests it holds back.
-  double long_pause_until = 0;
-  double paused_total_s = 0;
-  std::deque<std::size_t> queue;
-  std::multimap<double, std::size_t> retry;  // ready time -> item
-  std::shared_ptr<Endpoints> endpoints;      // several base URLs; null for one
-  int in_flight = 0;
-  bool stopped = false;
-};
-
-class Run {
- public:
-  Run(const std::vector<ModelCall>& calls, Store& store, HttpClient& http,
-      const SchedulerOptions& options, SchedulerContext& ctx)
-      : calls_(calls), store_(store), http_(http), opt_(options), ctx_(ctx) {}
-
-  RunSummary go();
-
- private:
-  bool prepare();
-  double dispatch(double now);
-  void send(std::size_t idx, double now);
-  void handle(const HttpCompletion& c);
-  void fail(Item& it, const Interpretation& in, const HttpResponse& r, AttemptRecord a,
-            const std::string& extra);
-  void stop_provider(ProviderState& p, const std::string& cause, const std::string& why, const std::string& advice);
-  void pause_provider(ProviderState& p, double now, double seconds, const std::string& cause);
-  void store_failed(const std::string& what);
-  void keep(AnswerRecord answer, AttemptRecord attempt);
-  bool flush();
-  void count_committed(const JournalEntry& e);
-  void spill_unsaved();
-  bool has_pending_work() const;
-  void report(bool final);
-  void log(const std::string& s) {
-    if (ctx_.log) ctx_.log(s);
-  }
-  std::string redact(std::string s) const;
-  const std::string& key(const std::string& key_env);
-  bool wants_batch(const ModelCall& call) const;
-  void start_batches();
-  // The store's writes, with every field that came from a server redacted first.
-  bool record_attempt(AttemptRecord a);
-  void redact_fields(AnswerRecord& rec, AttemptRecord& a) const;
-
-  const std::vector<ModelCall>& calls_;
-  Store& store_;
-  HttpClient& http_;
-  const SchedulerOptions& opt_;
-  SchedulerContext& ctx_;
-  RunSummary sum_;
-  Progress prog_;
-  std::vector<Item> items_;
-  // Requests for the batch API (batch_run.hpp), and the batches' part of the run.
-  std::vector<const ModelCall*> batch_calls_;
-  std::unique_ptr<BatchStore> batch_store_;
-  std::unique_ptr<BatchRun> batch_run_;
-  std::vector<ProviderState> providers_;
-  std::map<std::string, std::string> keys_;  // key_env -> value
-  const std::string no_key_;
-  std::set<std::string> notes_seen_;
-  // Answers received but not yet committed: written together before the loop waits on the
-  // network again, and kept (retried, then spilled to the journal) when the store fails.
-  std::vector<JournalEntry> unsaved_;
-  double spent_ = 0, reserved_ = 0;
-  double start_ = 0, last_report_ = 0, cancel_deadline_ = kInf;
-  bool stopping_ = false, aborted_ = false;
-};
-
+namespace scheduling {
 std::string Run::redact(std::string s) const {
   // Servers echo keys: in an error message, a request-id header, even inside an answer.
   // Nothing that came back is stored or logged before this has run over it.
@@ -147,19 +50,6 @@ void Run::start_batches() {
       [this](bool final) { report(final); },
       [this](const std::string& s) { log(s); }});
   batch_run_->start(batch_calls_);
-}
-
-bool Run::record_attempt(AttemptRecord a) {
-  for (std::string* field : {&a.message, &a.provider_request_id, &a.response_body, &a.cause})
-    *field = redact(std::move(*field));
-  return store_.record_attempt(a);
-}
-
-void Run::redact_fields(AnswerRecord& rec, AttemptRecord& a) const {
-  for (std::string* field : {&rec.request_body, &rec.response_body, &rec.text, &rec.finish_reason, &rec.returned_model,
-                             &rec.provider_request_id, &rec.system_fingerprint, &rec.message, &rec.cause,
-                             &a.message, &a.provider_request_id, &a.response_body, &a.cause})
-    *field = redact(std::move(*field));
 }
 
 bool Run::prepare() {
@@ -383,12 +273,13 @@ void Run::handle(const HttpCompletion& c) {
       rec.provider = it.call->provider;
       rec.model = it.call->model;
       rec.request_body = it.body;
+      rec.quotes = it.call->quotes;
       rec.response_body = redact(r.body);
       rec.http_status = r.status;
       rec.text = ans.text;
       rec.finish_reason = ans.finish_reason;
       rec.truncated = ans.truncated;
-      rec.warnings = server_warnings(*it.call, ans);
+      rec.warnings = server_warnings(*it.call, ans, prompt_floor_);
       rec.returned_model = ans.returned_model;
       rec.provider_request_id = ans.request_id;
       rec.system_fingerprint = ans.system_fingerprint;
@@ -449,6 +340,7 @@ void Run::fail(Item& it, const Interpretation& in, const HttpResponse& r, Attemp
   rec.provider = it.call->provider;
   rec.model = it.call->model;
   rec.request_body = it.body;
+  rec.quotes = it.call->quotes;
   rec.response_body = redact(r.body);
   rec.http_status = r.status;
   rec.provider_request_id = in.answer.request_id;
@@ -460,64 +352,6 @@ void Run::fail(Item& it, const Interpretation& in, const HttpResponse& r, Attemp
   rec.attempts = it.attempts;
   it.body.clear();
   keep(std::move(rec), a);
-}
-
-void Run::keep(AnswerRecord answer, AttemptRecord attempt) {
-  // Redacted before it is kept: the store and the journal both receive it from here.
-  redact_fields(answer, attempt);
-  unsaved_.push_back(JournalEntry{std::move(answer), std::move(attempt)});
-}
-
-void Run::count_committed(const JournalEntry& e) {
-  if (e.answer.status == "done") {
-    ++sum_.stored;
-    ++prog_.done;
-  } else {
-    ++sum_.failed;
-    ++sum_.failed_by_cause[e.answer.cause];
-    ++prog_.failed;
-  }
-}
-
-bool Run::flush() {
-  if (unsaved_.empty()) return true;
-  // One transaction (one disk sync) for every answer that arrived together, and for those
-  // an earlier write failed on. All or nothing, so the counts below are exactly what the
-  // store holds: a batch that fails stays in unsaved_ whole and is tried again.
-  bool ok = store_.begin_batch();
-  for (const auto& e : unsaved_) ok = ok && store_.record_answer(e.answer, e.attempt);
-  if (ok) ok = store_.commit_batch();
-  else store_.rollback_batch();
-  if (!ok) {
-    store_failed(store_.last_error());
-    return false;
-  }
-  for (const auto& e : unsaved_) count_committed(e);
-  unsaved_.clear();
-  return true;
-}
-
-void Run::spill_unsaved() {
-  // The store still refuses: the journal beside it keeps what was paid for, and the next
-  // run imports it before sending anything.
-  if (unsaved_.empty()) return;
-  const auto file = journal_path(store_.path().parent_path());
-  std::string error;
-  if (append_journal(file, unsaved_, error)) {
-    sum_.journaled = unsaved_.size();
-    std::string m = fmt::format(
-        "{} answer(s) received could not be written to the store; kept in {} (the next run stores them first)",
-        unsaved_.size(), file.string());
-    sum_.messages.push_back(m);
-    log(m);
-  } else {
-    sum_.lost = unsaved_.size();
-    std::string m = fmt::format("{} answer(s) received could be written neither to the store nor to {}: {}",
-                                unsaved_.size(), file.string(), error);
-    sum_.messages.push_back(m);
-    log(m);
-  }
-  unsaved_.clear();
 }
 
 void Run::stop_provider(ProviderState& p, const std::string& cause, const std::string& why,
@@ -542,16 +376,6 @@ void Run::pause_provider(ProviderState& p, double now, double seconds, const std
   }
   p.long_pause_until = until;
   p.pacer.pause_until(until);
-}
-
-void Run::store_failed(const std::string& what) {
-  // Without a working store, answers would be paid for and lost: stop sending at once.
-  if (sum_.fatal_error.empty()) {
-    sum_.fatal_error = "cannot write to the store, stopped sending: " + what;
-    log(sum_.fatal_error);
-  }
-  stopping_ = true;
-  cancel_deadline_ = std::min(cancel_deadline_, ctx_.clock.now() + opt_.cancel_grace_s);
 }
 
 bool Run::has_pending_work() const {
@@ -635,11 +459,11 @@ RunSummary Run::go() {
   return sum_;
 }
 
-}  // namespace
+}  // namespace scheduling
 
 RunSummary execute(const std::vector<ModelCall>& calls, Store& store, HttpClient& http,
                    const SchedulerOptions& options, SchedulerContext& ctx) {
-  Run run(calls, store, http, options, ctx);
+  scheduling::Run run(calls, store, http, options, ctx);
   return run.go();
 }
 

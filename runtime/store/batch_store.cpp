@@ -36,6 +36,7 @@ std::string call_json(const ModelCall& c) {
                       {"base_url", c.base_url}, {"key_env", c.key_env}, {"model", c.model},
                       {"token_limit_field", c.token_limit_field},      {"user", c.user},
                       {"params", c.params}};
+  if (!c.quotes.empty()) j["quotes"] = c.quotes;  // a judge's request: the store refers to the answer it quotes
   return j.dump();
 }
 
@@ -52,6 +53,7 @@ ModelCall call_from(const std::string& text, std::shared_ptr<const std::string> 
   c.token_limit_field = j.value("token_limit_field", "");
   c.user = j.value("user", "");
   if (j.contains("params")) c.params = j["params"];
+  c.quotes = j.value("quotes", "");
   c.system = std::move(system);
   return c;
 }

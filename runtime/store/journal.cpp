@@ -21,7 +21,7 @@ using Json = nlohmann::json;
 // a line (written by an older mirac) keep their defaults.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AttemptRecord, hash, attempt, started_at, ended_at, http_status, outcome, cause,
                                    message, provider_request_id, retry_delay_s, response_body)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AnswerRecord, hash, status, provider, model, request_body, response_body,
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AnswerRecord, hash, status, provider, model, request_body, quotes, response_body,
                                    http_status, text, finish_reason, truncated, returned_model, provider_request_id,
                                    system_fingerprint, input_tokens, output_tokens, latency_s, started_at, ended_at,
                                    cost_usd, cause, message, attempts, warnings)

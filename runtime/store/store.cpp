@@ -2,9 +2,10 @@
 // committed answer survives a process kill and a power cut; readers never block writers,
 // so several runs (or a status query) can share the file.
 #include "runtime/store/store.hpp"
+#include "runtime/store/answer_rows.hpp"
 #include "runtime/store/bodies.hpp"
 #include "runtime/store/hash_key.hpp"
-#include "runtime/store/schema3.hpp"
+#include "runtime/store/schema.hpp"
 #include "runtime/store/statement.hpp"
 #include "runtime/store/journal.hpp"
 #include "runtime/store/sqlite_retry.hpp"
@@ -23,56 +24,30 @@
 namespace mirac {
 namespace {
 
-constexpr const char* kSchema = R"sql(
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '3');
-CREATE TABLE IF NOT EXISTS answers (
-  hash TEXT PRIMARY KEY,
-  status TEXT NOT NULL CHECK (status IN ('done', 'failed')),
-  provider TEXT NOT NULL, model TEXT NOT NULL, http_status INTEGER NOT NULL,
-  text TEXT NOT NULL, finish_reason TEXT NOT NULL, truncated INTEGER NOT NULL,
-  returned_model TEXT NOT NULL, provider_request_id TEXT NOT NULL,
-  system_fingerprint TEXT NOT NULL,
-  input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
-  latency_s REAL NOT NULL, started_at REAL NOT NULL, ended_at REAL NOT NULL,
-  cost_usd REAL NOT NULL, cause TEXT NOT NULL, message TEXT NOT NULL, attempts INTEGER NOT NULL,
-  warnings TEXT NOT NULL DEFAULT '');
-CREATE TABLE IF NOT EXISTS bodies (
-  hash TEXT PRIMARY KEY,
-  request_encoded INTEGER NOT NULL, request_body TEXT NOT NULL,
-  response_encoded INTEGER NOT NULL, response_body TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS parts (id TEXT PRIMARY KEY, literal TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS attempts (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  hash TEXT NOT NULL, attempt INTEGER NOT NULL,
-  started_at REAL NOT NULL, ended_at REAL NOT NULL, http_status INTEGER NOT NULL,
-  outcome TEXT NOT NULL, cause TEXT NOT NULL, message TEXT NOT NULL,
-  provider_request_id TEXT NOT NULL, retry_delay_s REAL NOT NULL, response_body TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS attempts_by_hash ON attempts (hash);
-)sql";
-
 constexpr const char* kAnswerColumns =
     "hash,status,provider,model,http_status,text,finish_reason,truncated,returned_model,provider_request_id,"
     "system_fingerprint,input_tokens,output_tokens,latency_s,started_at,ended_at,cost_usd,cause,message,attempts,"
     "warnings";
 
-constexpr const char* kUpsertAnswer = R"sql(
+// The store keeps no index on the hash (answer_rows.hpp): whether an answer is new is
+// decided from the in-memory rows inside the write transaction, then one of these runs.
+constexpr const char* kInsertAnswer = R"sql(
 INSERT INTO answers (hash,status,provider,model,http_status,text,finish_reason,truncated,returned_model,
   provider_request_id,system_fingerprint,input_tokens,output_tokens,latency_s,started_at,ended_at,cost_usd,
   cause,message,attempts,warnings)
 VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21)
-ON CONFLICT(hash) DO UPDATE SET
-  status=excluded.status, provider=excluded.provider, model=excluded.model,
-  http_status=excluded.http_status, text=excluded.text, finish_reason=excluded.finish_reason,
-  truncated=excluded.truncated, returned_model=excluded.returned_model,
-  provider_request_id=excluded.provider_request_id, system_fingerprint=excluded.system_fingerprint,
-  input_tokens=excluded.input_tokens, output_tokens=excluded.output_tokens,
-  latency_s=excluded.latency_s, started_at=excluded.started_at, ended_at=excluded.ended_at,
-  cost_usd=answers.cost_usd + excluded.cost_usd, cause=excluded.cause, message=excluded.message,
-  attempts=answers.attempts + excluded.attempts, warnings=excluded.warnings
-WHERE answers.status <> 'done'
 )sql";
 
+// A done answer is never overwritten; a failed one takes the new outcome, and its cost and
+// attempts add up over the runs that tried it.
+constexpr const char* kUpdateAnswer = R"sql(
+UPDATE answers SET
+  status=?2, provider=?3, model=?4, http_status=?5, text=?6, finish_reason=?7, truncated=?8,
+  returned_model=?9, provider_request_id=?10, system_fingerprint=?11, input_tokens=?12,
+  output_tokens=?13, latency_s=?14, started_at=?15, ended_at=?16, cost_usd=cost_usd + ?17,
+  cause=?18, message=?19, attempts=attempts + ?20, warnings=?21
+WHERE id = ?22 AND hash = ?1 AND status <> 'done'
+)sql";
 
 constexpr const char* kInsertAttempt =
     "INSERT INTO attempts (hash, attempt, started_at, ended_at, http_status, outcome, cause, "
@@ -90,21 +65,40 @@ std::size_t StatusReport::failed_total() const {
 
 struct Store::Impl {
   sqlite3* db = nullptr;
-  std::unique_ptr<Stmt> upsert, attempt, begin, commit, rollback, put_bodies, put_part, get_part;
+  std::unique_ptr<Stmt> insert, update, attempt, begin, commit, rollback, put_bodies, put_part, get_part, quoted;
+  AnswerRows rows;
   // Prepared on first use and kept: a run, `mirac status` and `mirac view` read a brief
   // of every answer and judgment (86,400 for MIRA), and preparing the statement each time
   // took a third of the view's start.
   std::unique_ptr<Stmt> brief;
   /// preload_briefs(): every brief by hash, until a write clears it.
   std::optional<std::unordered_map<std::string, std::shared_ptr<const Store::Brief>, RequestHashKey>> briefs;
+  /// Ends the write transaction without its writes, and the rows it had added.
+  void roll_back() {
+    rollback->step();
+    rollback->reset();
+    rows.clear();
+  }
+  /// Inserts or updates the answer; `row` is its row, or 0 when a done answer was left alone.
+  bool upsert_answer(const AnswerRecord& a, long long& row);
   /// Writes an answer's bodies, encoded (bodies.hpp), and the shared parts they refer to.
-  bool store_bodies(const AnswerRecord& a) {
-    return write_bodies(*put_bodies, *put_part, a.hash, a.request_body, a.response_body, a.text);
+  bool store_bodies(long long row, const AnswerRecord& a) {
+    QuotedAnswer q;
+    if (!a.quotes.empty()) {
+      // Only a done answer's text is referred to: it never changes again.
+      long long row_quoted = 0;
+      if (!rows.find(db, a.quotes, row_quoted)) return false;
+      quoted->reset();
+      quoted->bind(1, row_quoted);
+      if (row_quoted > 0 && quoted->step() == SQLITE_ROW) q = QuotedAnswer{row_quoted, quoted->text(0)};
+      quoted->reset();
+    }
+    return write_bodies(*put_bodies, *put_part, row, a.request_body, a.response_body, a.text, q);
   }
   /// The original of a stored body (false when a part it refers to is missing).
-  bool original(bool encoded, const std::string& stored, const std::string& own_text, std::string& out) {
+  bool original(bool encoded, const std::string& stored, const BodyTexts& texts, std::string& out) {
     if (!encoded) return out = stored, true;
-    return decode_body(stored, own_text,
+    return decode_body(stored, texts,
                        [&](const std::string& id, std::string& literal) {
                          get_part->reset();
                          get_part->bind(1, id);
@@ -116,11 +110,14 @@ struct Store::Impl {
                        out);
   }
   ~Impl() {
+    rows.close();
     brief.reset();
     put_bodies.reset();
     put_part.reset();
     get_part.reset();
-    upsert.reset();
+    quoted.reset();
+    insert.reset();
+    update.reset();
     attempt.reset();
     begin.reset();
     commit.reset();
@@ -152,19 +149,13 @@ std::unique_ptr<Store> Store::open(const std::filesystem::path& dir, std::string
   // Other runs may share the store: wait for their short write transactions.
   sqlite3_busy_timeout(db, 10000);
   for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL",
-                             "PRAGMA foreign_keys=ON"}) {
+                             "PRAGMA foreign_keys=ON", "PRAGMA temp_store=MEMORY"}) {
     if (!exec_retrying_busy(db, pragma)) return fail(pragma);
   }
-  if (!exec_retrying_busy(db, kSchema)) return fail("schema");
-  // Schema 1 (before answers carried the server's warnings) gains the column, empty.
-  if (Stmt probe(db, "SELECT warnings FROM answers LIMIT 0"); !probe.ok()) {
-    if (!exec_retrying_busy(db, "ALTER TABLE answers ADD COLUMN warnings TEXT NOT NULL DEFAULT ''; "
-                                "UPDATE meta SET value = '2' WHERE key = 'schema_version'"))
-      return fail("upgrading the schema");
-  }
-  if (!migrate_bodies(db)) return fail("moving the bodies out of the answers (schema 3)");
+  if (!create_or_migrate(db)) return fail(fmt::format("creating its tables or bringing them to schema {}", kSchemaVersion));
   auto& i = *s->impl_;
-  i.upsert = std::make_unique<Stmt>(db, kUpsertAnswer);
+  i.insert = std::make_unique<Stmt>(db, kInsertAnswer);
+  i.update = std::make_unique<Stmt>(db, kUpdateAnswer);
   i.attempt = std::make_unique<Stmt>(db, kInsertAttempt);
   i.begin = std::make_unique<Stmt>(db, "BEGIN IMMEDIATE");
   i.commit = std::make_unique<Stmt>(db, "COMMIT");
@@ -172,8 +163,9 @@ std::unique_ptr<Store> Store::open(const std::filesystem::path& dir, std::string
   i.put_bodies = std::make_unique<Stmt>(db, kPutBodies);
   i.put_part = std::make_unique<Stmt>(db, kPutPart);
   i.get_part = std::make_unique<Stmt>(db, kGetPart);
-  if (!i.upsert->ok() || !i.attempt->ok() || !i.begin->ok() || !i.commit->ok() || !i.rollback->ok() ||
-      !i.put_bodies->ok() || !i.put_part->ok() || !i.get_part->ok())
+  i.quoted = std::make_unique<Stmt>(db, "SELECT text FROM answers WHERE id = ? AND status = 'done'");
+  if (!i.insert->ok() || !i.update->ok() || !i.attempt->ok() || !i.begin->ok() || !i.commit->ok() || !i.rollback->ok() ||
+      !i.put_bodies->ok() || !i.put_part->ok() || !i.get_part->ok() || !i.quoted->ok())
     return fail("prepare");
   return s;
 }
@@ -205,6 +197,13 @@ bool Store::lock_for_run(std::string& error) {
     // The pid is only for the message above; the lock itself is held.
   }
   lock_fd_ = fd;
+  // The run is the store's writer from here on. SQLite copies the log into the database
+  // every 1,000 pages (4 MB) by default, and each copy rewrites every page the log holds:
+  // the hash index, which takes new answers at random places, was rewritten over and over
+  // (1.6 GB written for a 310 MB MIRA store). Every 64 MB, a page the run keeps changing
+  // reaches the database file a few times, not hundreds. Durability is the same: a commit
+  // is synced to the log either way.
+  exec_retrying_busy(impl_->db, "PRAGMA wal_autocheckpoint = 16384");
   return true;
 }
 
@@ -215,9 +214,32 @@ std::unordered_set<std::string> Store::done_hashes() {
   return out;
 }
 
+void Store::scan_states(const std::function<void(const ScannedAnswer&)>& visit) {
+  // A done answer's cause is "ok": not read.
+  Stmt q(impl_->db,
+         "SELECT hash, status = 'done', CASE WHEN status = 'done' THEN '' ELSE cause END, cost_usd, truncated, warnings "
+         "FROM answers");
+  auto view = [&](int col) {
+    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(q.get(), col));
+    return p ? std::string_view(p, static_cast<std::size_t>(sqlite3_column_bytes(q.get(), col))) : std::string_view();
+  };
+  ScannedAnswer row;
+  while (q.ok() && q.step() == SQLITE_ROW) {
+    row.hash = view(0);
+    row.done = q.integer(1) != 0;
+    row.cause = view(2);
+    row.cost_usd = q.real(3);
+    row.truncated = q.integer(4) != 0;
+    row.warnings = view(5);
+    visit(row);
+  }
+}
+
 bool Store::is_done(const std::string& hash) {
-  Stmt q(impl_->db, "SELECT 1 FROM answers WHERE hash = ? AND status = 'done'");
-  q.bind(1, hash);
+  long long row = 0;
+  if (!impl_->rows.find(impl_->db, hash, row) || row == 0) return false;
+  Stmt q(impl_->db, "SELECT 1 FROM answers WHERE id = ? AND status = 'done'");
+  q.bind(1, row);
   return q.ok() && q.step() == SQLITE_ROW;
 }
 
@@ -246,6 +268,27 @@ void bind_answer(Stmt& u, const AnswerRecord& a) {
 }
 
 }  // namespace
+
+bool Store::Impl::upsert_answer(const AnswerRecord& a, long long& row) {
+  // Inside the write transaction: no other writer can add this hash between the look-up
+  // and the insert.
+  long long existing = 0;
+  if (!rows.find(db, a.hash, existing)) return false;
+  Stmt& u = existing > 0 ? *update : *insert;
+  u.reset();
+  bind_answer(u, a);
+  if (existing > 0) u.bind(22, existing);
+  const int rc = u.step();
+  u.reset();
+  if (rc != SQLITE_DONE) return false;
+  if (existing > 0) {
+    row = sqlite3_changes(db) > 0 ? existing : 0;  // 0: a done answer was left alone
+    return true;
+  }
+  row = sqlite3_last_insert_rowid(db);
+  rows.add(a.hash, row);
+  return true;
+}
 
 bool Store::record_attempt(const AttemptRecord& attempt) {
   impl_->briefs.reset();  // what is written next is not in the preloaded briefs
@@ -279,8 +322,7 @@ bool Store::commit_batch() {
   i.commit->reset();
   if (!ok) {
     last_error_ = fmt::format("store {}: {}", path_.string(), sqlite3_errmsg(i.db));
-    i.rollback->step();
-    i.rollback->reset();
+    i.roll_back();
   }
   return ok;
 }
@@ -289,10 +331,8 @@ void Store::rollback_batch() {
   if (!in_batch_) return;
   in_batch_ = false;
   // SQLite may already have rolled back on a full disk; a second rollback is harmless.
-  if (!sqlite3_get_autocommit(impl_->db)) {
-    impl_->rollback->step();
-    impl_->rollback->reset();
-  }
+  if (!sqlite3_get_autocommit(impl_->db)) impl_->roll_back();
+  impl_->rows.clear();
 }
 
 bool Store::check_writable(std::string& error) {
@@ -344,8 +384,7 @@ bool Store::record_answer(const AnswerRecord& a, const AttemptRecord& final_atte
   auto fail = [&] {
     last_error_ = fmt::format("store {}: {}", path_.string(), sqlite3_errmsg(i.db));
     if (own_tx) {  // inside a batch, the statement alone failed; the batch keeps the rest
-      i.rollback->step();
-      i.rollback->reset();
+      i.roll_back();
     }
     return false;
   };
@@ -355,14 +394,10 @@ bool Store::record_answer(const AnswerRecord& a, const AttemptRecord& final_atte
     i.begin->reset();
   }
   if (!insert_attempt(*i.attempt, final_attempt)) return fail();
-  Stmt& u = *i.upsert;
-  u.reset();
-  bind_answer(u, a);
-  int rc = u.step();
-  u.reset();
-  if (rc != SQLITE_DONE) return fail();
+  long long row = 0;
+  if (!i.upsert_answer(a, row)) return fail();
   // The upsert leaves a done answer alone, and so its bodies.
-  if (sqlite3_changes(i.db) > 0 && !i.store_bodies(a)) return fail();
+  if (row > 0 && !i.store_bodies(row, a)) return fail();
   if (!own_tx) return true;
   i.commit->reset();
   if (i.commit->step() != SQLITE_DONE) return fail();
@@ -378,8 +413,7 @@ bool Store::import_answers(const std::vector<AnswerRecord>& answers, std::size_t
   auto fail = [&] {
     last_error_ = fmt::format("store {}: {}", path_.string(), sqlite3_errmsg(i.db));
     if (own_tx) {
-      i.rollback->step();
-      i.rollback->reset();
+      i.roll_back();
     }
     stored = skipped = 0;
     return false;
@@ -389,19 +423,15 @@ bool Store::import_answers(const std::vector<AnswerRecord>& answers, std::size_t
     if (i.begin->step() != SQLITE_DONE) return fail();
     i.begin->reset();
   }
-  Stmt& u = *i.upsert;
   for (const auto& a : answers) {
-    u.reset();
-    bind_answer(u, a);
-    int rc = u.step();
-    u.reset();
-    if (rc != SQLITE_DONE) return fail();
+    long long row = 0;
+    if (!i.upsert_answer(a, row)) return fail();
     // The upsert changes no row when the hash already has a done answer.
-    if (sqlite3_changes(i.db) == 0) {
+    if (row == 0) {
       ++skipped;
       continue;
     }
-    if (!i.store_bodies(a)) return fail();
+    if (!i.store_bodies(row, a)) return fail();
     ++stored;
   }
   if (!own_tx) return true;
@@ -429,14 +459,16 @@ std::shared_ptr<const Store::Brief> Store::brief(const std::string& hash) {
     if (it == impl_->briefs->end()) return nullptr;
     return it->second;
   }
+  long long row = 0;
+  if (!impl_->rows.find(impl_->db, hash, row) || row == 0) return nullptr;
   if (!impl_->brief)
-    impl_->brief = std::make_unique<Stmt>(impl_->db, "SELECT status,text,cause,truncated,warnings FROM answers WHERE hash = ?");
+    impl_->brief = std::make_unique<Stmt>(impl_->db, "SELECT status,text,cause,truncated,warnings FROM answers WHERE id = ?");
   Stmt& q = *impl_->brief;
   if (!q.ok()) {
     impl_->brief.reset();  // prepared again next time (the schema may have been busy)
     return nullptr;
   }
-  q.bind(1, hash);
+  q.bind(1, row);
   std::shared_ptr<const Brief> out;
   if (q.step() == SQLITE_ROW) out = std::make_shared<const Brief>(Brief{q.text(0), q.text(1), q.text(2), q.text(3) == "1", q.text(4)});
   q.reset();  // ends the read, so a cached statement never holds a transaction open
@@ -458,8 +490,10 @@ std::unordered_map<std::string, Store::Stamp> Store::answer_stamps() {
 }
 
 std::optional<AnswerRecord> Store::answer(const std::string& hash) {
-  Stmt q(impl_->db, fmt::format("SELECT {} FROM answers WHERE hash = ?", kAnswerColumns).c_str());
-  q.bind(1, hash);
+  long long id = 0;
+  if (!impl_->rows.find(impl_->db, hash, id) || id == 0) return std::nullopt;
+  Stmt q(impl_->db, fmt::format("SELECT {},id FROM answers WHERE id = ?", kAnswerColumns).c_str());
+  q.bind(1, id);
   if (!q.ok() || q.step() != SQLITE_ROW) return std::nullopt;
   AnswerRecord a;
   a.hash = q.text(0);
@@ -483,11 +517,16 @@ std::optional<AnswerRecord> Store::answer(const std::string& hash) {
   a.message = q.text(18);
   a.attempts = static_cast<int>(q.integer(19));
   a.warnings = q.text(20);
-  Stmt b(impl_->db, "SELECT request_encoded,request_body,response_encoded,response_body FROM bodies WHERE hash = ?");
-  b.bind(1, hash);
+  const long long row = q.integer(21);
+  Stmt b(impl_->db,
+         "SELECT b.request_encoded, b.request_body, b.response_encoded, b.response_body, b.quoted IS NOT NULL, q.text "
+         "FROM bodies b LEFT JOIN answers q ON q.id = b.quoted WHERE b.answer = ?");
+  b.bind(1, row);
   if (b.ok() && b.step() == SQLITE_ROW) {
-    if (!impl_->original(b.integer(0) != 0, b.text(1), "", a.request_body) ||
-        !impl_->original(b.integer(2) != 0, b.text(3), a.text, a.response_body))
+    const bool quoted_missing = b.integer(4) != 0 && sqlite3_column_type(b.get(), 5) == SQLITE_NULL;
+    const std::string quoted = b.text(5);
+    if (quoted_missing || !impl_->original(b.integer(0) != 0, b.text(1), BodyTexts{{}, quoted}, a.request_body) ||
+        !impl_->original(b.integer(2) != 0, b.text(3), BodyTexts{a.text, {}}, a.response_body))
       last_error_ = fmt::format("store {}: a shared part of the bodies of {} is missing", path_.string(), hash);
   }
   return a;
@@ -519,13 +558,15 @@ std::vector<AttemptRecord> Store::attempts(const std::string& hash) {
 
 StatusReport Store::status(const std::vector<std::string>& hashes) {
   StatusReport r;
-  Stmt q(impl_->db, "SELECT status, cause FROM answers WHERE hash = ?");
+  Stmt q(impl_->db, "SELECT status, cause FROM answers WHERE id = ?");
   std::unordered_set<std::string> seen;
   for (const auto& h : hashes) {
     if (!seen.insert(h).second) continue;  // a hash is one request, however often listed
+    long long row = 0;
+    impl_->rows.find(impl_->db, h, row);
     q.reset();
-    q.bind(1, h);
-    if (q.step() != SQLITE_ROW) {
+    q.bind(1, row);
+    if (row == 0 || q.step() != SQLITE_ROW) {
       ++r.pending;
       continue;
     }

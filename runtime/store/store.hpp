@@ -4,10 +4,12 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -35,6 +37,9 @@ struct AnswerRecord {
   std::string status;  ///< done | failed
   std::string provider, model;
   std::string request_body;   ///< the JSON sent; never contains the key
+  /// The hash of the answer whose text the request quotes (a judge's request), if any: the
+  /// store keeps the request with a reference to that text instead of the text again.
+  std::string quotes;
   std::string response_body;  ///< raw body of the final attempt
   long http_status = 0;
   std::string text, finish_reason;
@@ -90,6 +95,20 @@ class Store {
 
   /// Hashes with a stored successful answer (loaded once per run to skip them).
   std::unordered_set<std::string> done_hashes();
+  /// What a scan of every stored answer gives of each (scan_states). The views last for the
+  /// call of the visitor only.
+  struct ScannedAnswer {
+    std::string_view hash;
+    bool done = false;
+    std::string_view cause;  ///< a failed answer's; empty for a done one
+    double cost_usd = 0;
+    bool truncated = false;    ///< Marks
+    std::string_view warnings;  ///< Marks
+  };
+  /// Every stored answer's state, cost and marks, in one scan: for counting over a whole
+  /// plan without copying 86,400 hashes into a set first, and without a scan for each of
+  /// total_spend() and marked_answers() (`mirac status` needs all three).
+  void scan_states(const std::function<void(const ScannedAnswer&)>& visit);
   bool is_done(const std::string& hash);
 
   /// Records a retried or aborted attempt on its own. False (with last_error()) on failure.

@@ -38,7 +38,7 @@ std::map<std::string, std::vector<std::string>> allowed() {
     a[leaf] = {};
   // A batch in the store keeps its requests as the calls they are (batch_store.hpp).
   a["runtime/store/"] = {"runtime/json/", "runtime/model_call.hpp"};
-  a["runtime/providers/"] = {"runtime/http/", "runtime/model_call.hpp"};
+  a["runtime/providers/"] = {"runtime/http/", "runtime/json/", "runtime/model_call.hpp"};
   a["runtime/offline/"] = {"runtime/http/", "runtime/judge/", "runtime/model_call.hpp"};
   a["runtime/scheduler/"] = {"runtime/http/", "runtime/providers/", "runtime/store/", "runtime/offline/",
                              "runtime/model_call.hpp"};

@@ -5,6 +5,8 @@
 // died before recording it found again instead of paid twice.
 #include <doctest/doctest.h>
 
+#include <sqlite3.h>
+
 #include "fake_server.hpp"
 #include "helpers.hpp"
 #include "runtime/store/batch_store.hpp"
@@ -193,6 +195,42 @@ TEST_CASE("batch run: partial failure, a retried error and an expired request, f
     CHECK(again.batched == 1);  // the refused one, tried again
     CHECK(e.server.stats().paid_twice == 0);
   }
+}
+
+TEST_CASE("batch run: a judge's request sent in a batch is stored referring to the answer it quotes") {
+  BatchE2E e;
+  AnswerRecord answer;
+  answer.hash = "answered";
+  answer.status = "done";
+  answer.provider = "openai";
+  answer.model = "gpt-4.1-mini";
+  answer.text = "Take two tablets a day with water, and see a doctor if it persists.";
+  answer.cause = "ok";
+  AttemptRecord attempt;
+  attempt.hash = answer.hash;
+  attempt.attempt = 1;
+  attempt.outcome = attempt.cause = "ok";
+  REQUIRE(e.store->record_answer(answer, attempt));
+  ModelCall judge = e.call(false, "judged", "Score this answer:\n" + answer.text + "\nReply with JSON.");
+  judge.quotes = answer.hash;
+  auto s = e.run({judge});
+  CHECK(s.stored == 1);
+  auto stored = e.store->answer("judged");
+  REQUIRE(stored);
+  CHECK(stored->request_body.find("Take two tablets a day with water") != std::string::npos);
+  // Kept as a reference: the body in the store does not hold the quoted text again.
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open((e.dir.path / "store.sqlite").c_str(), &db) == SQLITE_OK);
+  sqlite3_stmt* q = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db,
+                             "SELECT b.request_body LIKE '%tablets%', q.hash FROM bodies b JOIN answers a ON a.id = b.answer "
+                             "JOIN answers q ON q.id = b.quoted WHERE a.hash = 'judged'",
+                             -1, &q, nullptr) == SQLITE_OK);
+  REQUIRE(sqlite3_step(q) == SQLITE_ROW);
+  CHECK(sqlite3_column_int(q, 0) == 0);
+  CHECK(std::string(reinterpret_cast<const char*>(sqlite3_column_text(q, 1))) == "answered");
+  sqlite3_finalize(q);
+  sqlite3_close(db);
 }
 
 TEST_CASE("batch run: stopped while its batch runs, the next run polls it and sends nothing again") {

@@ -2,6 +2,8 @@
 // every kind of input (request hashes depend on it byte for byte), and fails as it fails.
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -94,4 +96,53 @@ TEST_CASE("json strings: pieces escaped one by one give the whole text escaped")
     CAPTURE(pieces[0] + pieces[1] + pieces[2]);
     REQUIRE(piecewise == whole);
   }
+}
+
+TEST_CASE("json values: dump_json writes what dump() writes, request bodies and random documents alike") {
+  nlohmann::json body = {{"model", "gpt-5.4"},
+                         {"messages", {{{"role", "system"}, {"content", "Be \"careful\".\n每天两次 😀"}},
+                                       {{"role", "user"}, {"content", std::string("ctl \x01\x1f end")}}}},
+                         {"temperature", 0.7},
+                         {"max_tokens", 1024},
+                         {"seed", -3},
+                         {"n", 18446744073709551615ull},
+                         {"top_p", 1e-300},
+                         {"stream", false},
+                         {"stop", nullptr},
+                         {"extra", {{"nested", {1, 2.5, "three", {{"k", true}}}}, {"empty", nlohmann::json::object()}}},
+                         {"list", nlohmann::json::array()}};
+  CHECK(mirac::dump_json(body) == body.dump());
+  std::mt19937 rng(20261204);
+  const std::vector<std::string> units = {"a", "Z", " ", "\"", "\\", "\n", std::string("\x01"), "每", "😀"};
+  std::function<nlohmann::json(int)> random_value = [&](int depth) -> nlohmann::json {
+    switch (rng() % (depth > 3 ? 5 : 7)) {
+      case 0: return nullptr;
+      case 1: return rng() % 2 == 0;
+      case 2: return static_cast<int>(rng()) - 1000000;
+      case 3: return std::ldexp(static_cast<double>(rng()), static_cast<int>(rng() % 80) - 40);
+      case 4: {
+        std::string text;
+        for (std::size_t n = rng() % 10; n > 0; --n) text += units[rng() % units.size()];
+        return text;
+      }
+      case 5: {
+        nlohmann::json a = nlohmann::json::array();
+        for (std::size_t n = rng() % 4; n > 0; --n) a.push_back(random_value(depth + 1));
+        return a;
+      }
+      default: {
+        nlohmann::json o = nlohmann::json::object();
+        for (std::size_t n = rng() % 4; n > 0; --n) o["k" + std::to_string(rng() % 100) + "\"é"] = random_value(depth + 1);
+        return o;
+      }
+    }
+  };
+  for (int i = 0; i < 2000; ++i) {
+    const nlohmann::json doc = random_value(0);
+    REQUIRE(mirac::dump_json(doc) == doc.dump());
+  }
+  // Invalid UTF-8 is refused as dump() refuses it.
+  const nlohmann::json bad = {{"content", std::string("\xff")}};
+  CHECK_THROWS_AS(bad.dump(), nlohmann::json::type_error);
+  CHECK_THROWS_AS(mirac::dump_json(bad), nlohmann::json::type_error);
 }

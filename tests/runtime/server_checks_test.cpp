@@ -57,6 +57,22 @@ TEST_CASE("fewest prompt tokens: a token per word, CJK at four characters a toke
   CHECK(fewest_prompt_tokens(c) == 5);
 }
 
+TEST_CASE("fewest prompt tokens over a run: a shared system prompt counted once gives the same counts") {
+  auto system = std::make_shared<const std::string>("You are careful. 请仔细回答每一个问题");  // 3 words, 10 ideographs
+  PromptTokenFloor floor;
+  for (const std::string user : {"Is ibuprofen safe?", "布洛芬和酒一起吃安全吗", "", "one two"}) {
+    ModelCall c = test::make_call("h", user);
+    c.system = system;
+    CAPTURE(user);
+    CHECK(floor(c) == fewest_prompt_tokens(c));
+  }
+  ModelCall other = test::make_call("h", "Is ibuprofen safe?");
+  other.system = std::make_shared<const std::string>("Another system prompt, of seven words.");
+  CHECK(floor(other) == fewest_prompt_tokens(other));
+  ModelCall none = test::make_call("h", "no system prompt here");
+  CHECK(floor(none) == 4);
+}
+
 TEST_CASE("server warnings: output past the limit, a prompt reported far shorter than it is") {
   ModelCall c = test::make_call("h", words(200));
   CHECK(server_warnings(c, usage(210, 64)).empty());  // at the limit, and a whole prompt

@@ -284,9 +284,10 @@ TEST_CASE("store: bodies are kept once per shared part and given back byte for b
   const auto file = dir.path / "store.sqlite";
   // The system prompt once; the answers' texts not again in their responses.
   CHECK(count_of(file, "SELECT count(*) FROM parts") == "1");
-  CHECK(std::stoi(count_of(file, "SELECT sum(length(request_body)) FROM bodies WHERE hash IN ('a','b','c')")) < 600);
+  CHECK(std::stoi(count_of(file, "SELECT sum(length(b.request_body)) FROM bodies b JOIN answers a ON a.id = b.answer "
+                                 "WHERE a.hash IN ('a','b','c')")) < 600);
   CHECK(count_of(file, "SELECT count(*) FROM bodies WHERE response_body LIKE '%tablets%'") == "0");
-  CHECK(count_of(file, "SELECT value FROM meta WHERE key = 'schema_version'") == "3");
+  CHECK(count_of(file, "SELECT value FROM meta WHERE key = 'schema_version'") == "5");
 }
 
 TEST_CASE("store: a done answer keeps its bodies; a failed one's are replaced with it") {
@@ -311,7 +312,7 @@ TEST_CASE("store: a done answer keeps its bodies; a failed one's are replaced wi
   CHECK(store->answer("h")->response_body == R"({"choices":["first"]})");
 }
 
-TEST_CASE("store: a store of schema 2 (bodies in the answers) moves them out, byte for byte") {
+TEST_CASE("store: a store of schema 2 (bodies in the answers) moves them out, byte for byte (schema 4)") {
   test::TempDir dir;
   const std::string system(5000, 'J');
   const std::string request = request_with(system, "judge this"), response = R"({"content":"the reply"})";
@@ -341,11 +342,129 @@ TEST_CASE("store: a store of schema 2 (bodies in the answers) moves them out, by
     CHECK(store->is_done("two"));
   }
   const auto file = dir.path / "store.sqlite";
-  CHECK(count_of(file, "SELECT value FROM meta WHERE key = 'schema_version'") == "3");
+  CHECK(count_of(file, "SELECT value FROM meta WHERE key = 'schema_version'") == "5");
   CHECK(count_of(file, "SELECT count(*) FROM parts") == "1");
   CHECK(count_of(file, "SELECT count(*) FROM pragma_table_info('answers') WHERE name LIKE '%body'") == "0");
   // Opened again: nothing left to move.
   std::string error;
   CHECK(Store::open(dir.path, error));
   CHECK(count_of(file, "SELECT count(*) FROM bodies") == "2");
+}
+
+namespace {
+
+// A judge's request as the judge phase sends it: its instructions, then a message that
+// holds the answer between what comes before it (the prompt and its context) and after
+// it (the checklist).
+std::string judge_request(const std::string& before, const std::string& answer_escaped, const std::string& after) {
+  return request_with(std::string(2000, 'I'), before + answer_escaped + after);
+}
+
+}  // namespace
+
+TEST_CASE("store: a judge's request refers to the answer it quotes and shares what surrounds it, byte for byte") {
+  test::TempDir dir;
+  std::string error;
+  auto store = Store::open(dir.path, error);
+  REQUIRE_MESSAGE(store, error);
+  const std::string before = "CONTEXT\\nprompt: " + std::string(400, 'p') + "\\nANSWER\\n";
+  const std::string after = "\\nCHECKLIST\\n" + std::string(600, 'c');
+  // Two answers to one prompt, with text JSON must escape.
+  for (const std::string h : {"ans1", "ans2"}) {
+    AnswerRecord a = done_answer(h);
+    a.text = "Take \"two\" tablets\nevery day, " + h + " 每天两次";
+    REQUIRE(store->record_answer(a, attempt(h, "ok", "ok")));
+  }
+  const std::string escaped1 = R"(Take \"two\" tablets\nevery day, ans1 每天两次)";
+  const std::string escaped2 = R"(Take \"two\" tablets\nevery day, ans2 每天两次)";
+  AnswerRecord judge1 = done_answer("judge1"), judge2 = done_answer("judge2"), judge3 = done_answer("judge3");
+  judge1.request_body = judge_request(before, escaped1, after);
+  judge1.quotes = "ans1";
+  judge2.request_body = judge_request(before, escaped2, after);
+  judge2.quotes = "ans2";
+  // Quoting an answer the store does not have: kept without the reference.
+  judge3.request_body = judge_request(before, "an answer from elsewhere", after);
+  judge3.quotes = "missing";
+  for (const auto* j : {&judge1, &judge2, &judge3}) REQUIRE(store->record_answer(*j, attempt(j->hash, "ok", "ok")));
+  CHECK(store->answer("judge1")->request_body == judge1.request_body);
+  CHECK(store->answer("judge2")->request_body == judge2.request_body);
+  CHECK(store->answer("judge3")->request_body == judge3.request_body);
+  const auto file = dir.path / "store.sqlite";
+  // The instructions, the part before the answer and the part after: three parts for the
+  // first two requests (the third's whole message is a fourth), and a judge's own body
+  // holds only references and the JSON around them.
+  CHECK(count_of(file, "SELECT count(*) FROM parts") == "4");
+  CHECK(std::stoi(count_of(file, "SELECT max(length(b.request_body)) FROM bodies b JOIN answers a ON a.id = b.answer "
+                                 "WHERE a.hash IN ('judge1','judge2')")) < 300);
+  CHECK(count_of(file, "SELECT q.hash FROM bodies b JOIN answers a ON a.id = b.answer JOIN answers q ON q.id = b.quoted "
+                       "WHERE a.hash = 'judge2'") == "ans2");
+  CHECK(count_of(file, "SELECT count(*) FROM bodies b JOIN answers a ON a.id = b.answer "
+                       "WHERE a.hash = 'judge3' AND b.quoted IS NULL") == "1");
+  // Opened again, from the file alone.
+  store.reset();
+  auto again = Store::open(dir.path, error);
+  REQUIRE_MESSAGE(again, error);
+  CHECK(again->answer("judge1")->request_body == judge1.request_body);
+}
+
+TEST_CASE("store: a store of schema 3 (bodies keyed by hash) comes to schema 4 with every byte and attempt") {
+  test::TempDir dir;
+  {
+    // The tables and rows as mirac wrote them in schema 3: bodies apart, encoded (a shared
+    // part, the answer's own text by reference), keyed by hash; attempts indexed by hash.
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open((dir.path / "store.sqlite").c_str(), &db) == SQLITE_OK);
+    const std::string schema3 = old_schema(2) +
+        "ALTER TABLE answers DROP COLUMN request_body; ALTER TABLE answers DROP COLUMN response_body;"
+        "UPDATE meta SET value = '3';"
+        "CREATE TABLE bodies (hash TEXT PRIMARY KEY, request_encoded INTEGER NOT NULL, request_body TEXT NOT NULL,"
+        " response_encoded INTEGER NOT NULL, response_body TEXT NOT NULL);"
+        "CREATE TABLE parts (id TEXT PRIMARY KEY, literal TEXT NOT NULL);"
+        "CREATE TABLE attempts (id INTEGER PRIMARY KEY AUTOINCREMENT, hash TEXT NOT NULL, attempt INTEGER NOT NULL,"
+        " started_at REAL NOT NULL, ended_at REAL NOT NULL, http_status INTEGER NOT NULL, outcome TEXT NOT NULL,"
+        " cause TEXT NOT NULL, message TEXT NOT NULL, provider_request_id TEXT NOT NULL, retry_delay_s REAL NOT NULL,"
+        " response_body TEXT NOT NULL);"
+        "CREATE INDEX attempts_by_hash ON attempts (hash);"
+        "INSERT INTO answers VALUES ('one','done','openai','m',200,'the reply','stop',0,'m','r','f',1,2,0.1,0,0,0.25,"
+        "'ok','',1,'');"
+        "INSERT INTO answers VALUES ('two','failed','openai','m',500,'','',0,'','','',0,0,0.1,0,0,0,'server_error',"
+        "'boom',3,'');"
+        "INSERT INTO parts VALUES ('p1', '\"the long instructions\"');"
+        "INSERT INTO bodies VALUES ('one', 1, '{\"system\":' || char(1) || 'p1' || char(1) || ',\"user\":\"q\"}',"
+        " 1, '{\"content\":' || char(1) || 'T' || char(1) || '}');"
+        "INSERT INTO bodies VALUES ('two', 0, '{\"user\":\"q2\"}', 0, '<html>500</html>');"
+        "INSERT INTO attempts VALUES (NULL,'two',1,0,1,500,'retry','server_error','boom','',2,'');"
+        "INSERT INTO attempts VALUES (NULL,'one',1,0,1,200,'ok','ok','','r',0,'');";
+    REQUIRE(sqlite3_exec(db, schema3.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(db);
+  }
+  {
+    std::string error;
+    auto store = Store::open(dir.path, error);
+    REQUIRE_MESSAGE(store, error);
+    const auto one = store->answer("one");
+    REQUIRE(one);
+    CHECK(one->request_body == R"({"system":"the long instructions","user":"q"})");
+    CHECK(one->response_body == R"({"content":"the reply"})");
+    CHECK(store->last_error().empty());
+    CHECK(store->answer("two")->request_body == R"({"user":"q2"})");
+    CHECK(store->answer("two")->response_body == "<html>500</html>");
+    CHECK(store->answer("two")->attempts == 3);
+    CHECK(store->attempts("two").size() == 1);
+    CHECK(store->attempts("one").at(0).provider_request_id == "r");
+    CHECK(store->total_spend() == doctest::Approx(0.25));
+    // A failed answer is still replaced by a success, bodies and all.
+    AnswerRecord done = done_answer("two");
+    done.response_body = R"({"content":"answer two"})";
+    done.text = "answer two";
+    REQUIRE(store->record_answer(done, attempt("two", "ok", "ok")));
+    CHECK(store->answer("two")->response_body == R"({"content":"answer two"})");
+    CHECK(store->attempts("two").size() == 2);
+  }
+  const auto file = dir.path / "store.sqlite";
+  CHECK(count_of(file, "SELECT value FROM meta WHERE key = 'schema_version'") == "5");
+  CHECK(count_of(file, "SELECT count(*) FROM sqlite_schema WHERE name = 'attempts_by_hash'") == "0");
+  CHECK(count_of(file, "SELECT count(*) FROM sqlite_schema WHERE name IN ('old_answers', 'old_bodies')") == "0");
+  CHECK(count_of(file, "SELECT count(*) FROM bodies") == "2");
+  CHECK(count_of(file, "SELECT count(*) FROM pragma_table_info('bodies') WHERE name = 'hash'") == "0");
 }
