@@ -107,6 +107,9 @@ MIRAC_ERROR(extension, "expected what to extend: factor, seeds, variant, text, m
 MIRAC_ERROR(extension_settings, "expected '{' and the settings to add or change (to replace the whole declaration, write 'override')");
 MIRAC_ERROR(overridable, "expected the declaration that replaces the base's, e.g. override contrast NAME = ...");
 MIRAC_ERROR(options_block, "expected '{' and the options to add or change, e.g. { where arm == baseline }");
+MIRAC_ERROR(overridden_item, "expected the name of the base's report item to replace, e.g. override table table3 = means(D3)");
+MIRAC_ERROR(override_equals, "expected '=' and the item that replaces the base's, e.g. override table table3 = means(D3)");
+MIRAC_ERROR(removed_item, "expected the name of the base's report item to remove, e.g. remove fig2");
 MIRAC_ERROR(remove_kind, "expected what to remove, e.g. remove model llama");
 MIRAC_ERROR(declaration, "expected a declaration: audit, use, factor, design, seeds, checklists, variant, text, prompt, provider, prices, model, defaults, arm, judge, panel, rubric, flag, contrast, analysis, report, simulate, extend, override or remove");
 // clang-format on

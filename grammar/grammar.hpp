@@ -289,8 +289,18 @@ struct option : seq<option_key, ws, must<option_value>, star<ws, one<','>, ws, m
 struct options_block : seq<lbrace, ws, star<option, ws>, must<rbrace>> {};
 struct analysis_decl : seq<TAO_PEGTL_KEYWORD("analysis"), ws, must<ident>, ws, must<one<'='>>, ws, must<ident>, ws, must<lparen>, ws, must<analysis_args>, ws, must<rparen>, opt<ws, options_block>> {};
 
-// report NAME { table means(D3) { by model } ... }
-struct report_item : seq<ident, ws, must<expr>, opt<ws, options_block>> {};
+// report NAME { table means(D3) { by model }  table table3 = means(D1, D3) ... }: an item may
+// be named, as analyses are, so that a variant's `extend report NAME { ... }` can replace it
+// (`override table table3 = means(D3)`) or drop it (`remove table3`).
+struct report_item_name : ident {};
+struct report_entry : seq<ident, ws, opt<report_item_name, ws, one<'='>, not_at<one<'='>>, ws>, must<expr>, opt<ws, options_block>> {};
+struct overridden_item : ident {};
+struct override_equals : one<'='> {};
+struct report_override : seq<TAO_PEGTL_KEYWORD("override"), ws, must<ident>, ws, must<overridden_item>, ws, must<override_equals>, ws,
+                             must<expr>, opt<ws, options_block>> {};
+struct removed_item : ident {};
+struct report_remove : seq<TAO_PEGTL_KEYWORD("remove"), ws, must<removed_item>> {};
+struct report_item : sor<report_override, report_remove, report_entry> {};
 struct report_decl : seq<TAO_PEGTL_KEYWORD("report"), ws, must<ident>, ws, must<lbrace>, ws, star<report_item, ws>, must<rbrace>> {};
 
 // simulate { seed N  dim D3 { intercept 2.36  effect hls == low: 0.117  random seed 0.64

@@ -455,11 +455,18 @@ struct AnalysisDecl {
   std::vector<AnalysisOption> options;
 };
 
+/// What an item of a report does: it is an item (`table table3 = means(D3)`); or, in a
+/// variant's `extend report NAME { ... }`, it replaces the base's item of its name in its
+/// place (`override table table3 = ...`), or drops it (`remove table3`: only `name` set).
+enum class ItemChange { add, override_, remove };
+
 struct ReportItem {
-  Ident kind;  ///< table, figure, text
+  Ident kind;  ///< section, table, figure, text; the word `remove` for a removal
+  std::optional<Ident> name;  ///< `table3` in `table table3 = means(D3)`; unnamed items are valid
   std::optional<Expr> content;  ///< `means(D3, Q2)` or a string for text
   std::vector<AnalysisOption> options;
   SourceRange range;
+  ItemChange change = ItemChange::add;
 };
 struct ReportDecl {
   Ident name;

@@ -630,8 +630,11 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
     if (contrast_names.add(c->name)) spec.contrasts.push_back(*c);
   for (auto [d, a] : all_of<ast::AnalysisDecl>(decls))
     if (analysis_names.add(a->name)) spec.analyses.push_back(*a);
-  for (auto [d, r] : all_of<ast::ReportDecl>(decls))
-    if (report_names.add(r->name)) spec.reports.push_back(*r);
+  for (auto [d, r] : all_of<ast::ReportDecl>(decls)) {
+    if (!report_names.add(r->name)) continue;
+    check_report_items(*r, sources, diags);
+    spec.reports.push_back(*r);
+  }
   expand_ranges(spec, sources, diags);
   check_analysis_blocks(spec, diags);
   check_analysis_files(spec, sources, diags);

@@ -574,6 +574,7 @@ class Checker {
       if (f.index_factor < 0) plain_fields.insert(f.name);
     static const std::set<std::string> kinds = {"table", "figure", "text", "section"};
     for (const auto& item : r.items) {
+      if (item.change != ast::ItemChange::add) continue;  // a change with no base's item: check_report_items
       if (!kinds.count(item.kind.name)) {
         diags_.error(item.kind.range, with_suggestion(fmt::format("unknown report item '{}'", item.kind.name), item.kind.name, list(kinds)));
         continue;

@@ -206,7 +206,8 @@ std::string d(const ast::AnalysisDecl& a) {
 }
 std::string d(const ast::ReportDecl& r) {
   return sx_list("report " + r.name.name, r.items, [](const ast::ReportItem& i) {
-    return sx(i.kind.name, {opt(i.content, dx), d_options(i.options)});
+    const char* change = i.change == ast::ItemChange::override_ ? "override " : "";
+    return sx(change + i.kind.name + (i.name ? " " + i.name->name : ""), {opt(i.content, dx), d_options(i.options)});
   });
 }
 

@@ -533,7 +533,13 @@ class Printer {
     open("report " + d.name.name);
     for (const auto& item : d.items) {
       flush_at(item.range);
-      options(item.kind.name + (item.content ? " " + ex(*item.content) : ""), item.options, item.range);
+      if (item.change == ast::ItemChange::remove) {
+        line("remove " + (item.name ? item.name->name : ""));
+        continue;
+      }
+      std::string head = item.change == ast::ItemChange::override_ ? "override " : "";
+      head += item.kind.name + (item.name ? " " + item.name->name + " =" : "");
+      options(head + (item.content ? " " + ex(*item.content) : ""), item.options, item.range);
     }
     close(&r);
   }

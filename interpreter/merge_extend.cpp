@@ -1,8 +1,9 @@
 // merge_extend.cpp: what `extend KIND NAME { ... }` adds to the base's declaration: levels to
 // a factor, joins, columns and seeds to the seeds, items to a variant, level texts to a text
 // table, settings to a model, judge, arm, provider or the defaults, options to an analysis,
-// items to a report. A part that has a counterpart in the base (a setting, a seed field's
-// column, an analysis option, the rewriter) replaces it, and says so.
+// items to a report (and replaces or removes the base's items by name). A part that has a
+// counterpart in the base (a setting, a seed field's column, an analysis option, the
+// rewriter) replaces it, and says so.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -36,6 +37,7 @@ struct Merge {
   Diagnostics& diags;
   Diagnostics& explanations;
   std::vector<std::string> added;
+  std::vector<std::string> changed;  ///< what the extension did besides adding ("removes item fig2")
 
   void replaced(SourceRange now, std::string message, SourceRange was) {
     explanations.remark(now, std::move(message));
@@ -178,17 +180,66 @@ struct Merge {
     if (!ext.options.empty()) added.front() = "options " + added.front();
   }
 
+  // A new item goes after the base's; `override KIND NAME = ...` takes the place of the base's
+  // item NAME and `remove NAME` drops it. A new item named as one of the base's is an error,
+  // as a declaration the base declares is: it would stand beside the base's, not replace it.
   void report(ast::ReportDecl& base, const ast::ReportDecl& ext) {
-    for (const auto& i : ext.items) base.items.push_back(i);
-    if (!ext.items.empty())
-      added.push_back(fmt::format("{} item{} at the end", ext.items.size(), ext.items.size() == 1 ? "" : "s"));
+    std::size_t base_items = base.items.size();  // the base's come first; the new ones after
+    auto base_item = [&](const std::string& name) {
+      auto end = base.items.begin() + static_cast<std::ptrdiff_t>(base_items);
+      auto it = std::find_if(base.items.begin(), end, [&](const ast::ReportItem& b) { return b.name && b.name->name == name; });
+      return it == end ? base.items.end() : it;
+    };
+    std::size_t appended = 0;
+    std::vector<std::string> overridden, removed;
+    for (const auto& item : ext.items) {
+      if (item.change == ast::ItemChange::add) {
+        if (auto it = item.name ? base_item(item.name->name) : base.items.end(); it != base.items.end()) {
+          diags.error(item.name->range, fmt::format("report '{}' already has an item '{}'; write 'override {} {} = ...' to "
+                                                    "replace it",
+                                                    base.name.name, item.name->name, item.kind.name, item.name->name));
+          diags.note(fmt::format("the base's is at {}", place(sources, it->name->range)));
+          continue;
+        }
+        base.items.push_back(item);
+        ++appended;
+        continue;
+      }
+      const bool replace = item.change == ast::ItemChange::override_;
+      auto it = base_item(item.name->name);
+      if (it == base.items.end()) {
+        std::vector<std::string> names;
+        for (std::size_t i = 0; i < base_items; ++i)
+          if (base.items[i].name) names.push_back(base.items[i].name->name);
+        diags.error(item.name->range,
+                    with_suggestion(fmt::format("nothing to {}: report '{}' has no item '{}'", replace ? "override" : "remove",
+                                                base.name.name, item.name->name),
+                                    item.name->name, names));
+        continue;
+      }
+      explanations.remark(item.name->range, fmt::format("{} item '{}' of the base's report '{}'",
+                                                        replace ? "replaces" : "removes", item.name->name, base.name.name));
+      explanations.note(fmt::format("{}: {}", replace ? "replaced" : "removed", place(sources, it->name->range)));
+      if (replace) {
+        *it = item;
+        it->change = ast::ItemChange::add;
+        overridden.push_back(item.name->name);
+      } else {
+        base.items.erase(it);
+        --base_items;
+        removed.push_back(item.name->name);
+      }
+    }
+    if (appended > 0) added.push_back(fmt::format("{} item{} at the end", appended, appended == 1 ? "" : "s"));
+    if (!overridden.empty()) changed.push_back(fmt::format("replaces item{} {}", overridden.size() == 1 ? "" : "s", words(overridden)));
+    if (!removed.empty()) changed.push_back(fmt::format("removes item{} {}", removed.size() == 1 ? "" : "s", words(removed)));
   }
 };
 
 }  // namespace
 
 std::string Extender::extend(ast::Decl& base, const ast::Decl& ext) {
-  Merge m{sources, diags, explanations, {}};
+  Merge m{sources, diags, explanations, {}, {}};
   const std::size_t errors = diags.error_count();
   auto owner = [&](const char* kind, const ast::Ident& name) { return fmt::format("{} '{}'", kind, name.name); };
   std::visit(
@@ -221,8 +272,11 @@ std::string Extender::extend(ast::Decl& base, const ast::Decl& ext) {
         }
       },
       base.node);
-  if (m.added.empty()) return diags.error_count() > errors ? "" : "adds nothing";
-  return "adds " + words(m.added);
+  if (m.added.empty() && m.changed.empty()) return diags.error_count() > errors ? "" : "adds nothing";
+  std::vector<std::string> parts;
+  if (!m.added.empty()) parts.push_back("adds " + words(m.added));
+  parts.insert(parts.end(), m.changed.begin(), m.changed.end());
+  return words(parts);
 }
 
 bool extensible(const std::string& kind) {

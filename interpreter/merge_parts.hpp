@@ -35,8 +35,8 @@ struct Extender {
   const SourceManager& sources;
   Diagnostics& diags;         ///< what cannot be added (a level the factor has)
   Diagnostics& explanations;  ///< what a part of the extension replaced (a setting, a mapping)
-  /// Adds `ext` to `base`; returns what was added, for the note ("level ja"), or "" when
-  /// nothing could be (each reason reported).
+  /// Adds `ext` to `base`; returns what it did, for the note ("adds level ja", "removes item
+  /// fig2"), or "" when nothing could be done (each reason reported).
   std::string extend(ast::Decl& base, const ast::Decl& ext);
 };
 

@@ -350,18 +350,16 @@ class Builder {
       d.node = simulate(n);
     } else if (n.is_type<g::report_decl>()) {
       ast::ReportDecl r{ident(*c.at(0)), {}};
-      for (std::size_t i = 1; i < c.size(); ++i) {
-        const Node& item = *c[i];
-        ast::ReportItem ri{ident(*item.children.at(0)), expr(*item.children.at(1)), {}, range(item)};
-        if (item.children.size() > 2) ri.options = options(*item.children[2]);
-        r.items.push_back(std::move(ri));
-      }
+      for (std::size_t i = 1; i < c.size(); ++i) r.items.push_back(report_item(*c[i]));
       d.node = std::move(r);
     } else {
       throw std::logic_error("parse: unexpected declaration node " + std::string(n.type));
     }
     return d;
   }
+
+  /// A report item, named or not, or a variant's change to one (parse_changes.cpp).
+  ast::ReportItem report_item(const Node& item) const;
 
   ast::SeedsDecl seeds(const Node& n) const {
     // seeds_from (source, joins, mappings), seeds_inline (seeds) or, after `extend`,

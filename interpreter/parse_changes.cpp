@@ -1,7 +1,8 @@
 // parse_changes.cpp: the declarations that change a base spec: `extend KIND NAME { ... }`,
 // `override DECLARATION` and `remove KIND NAME?` (docs/language.md, "Variants"). An override
 // is an ordinary declaration marked as such; an extension reuses the AST of its kind with
-// only the parts it adds.
+// only the parts it adds. Also the items of a report, which a variant can replace or remove
+// by name.
 #include "interpreter/parse_builder.hpp"
 
 namespace mirac::parse_detail {
@@ -45,6 +46,28 @@ ast::Decl Builder::change(const Node& n) const {
   d.range = range(n);
   d.file = file_;
   return d;
+}
+
+// `KIND (NAME =)? EXPR { options }?`, and in a variant's `extend report`, `override KIND NAME =
+// EXPR { options }?` and `remove NAME`.
+ast::ReportItem Builder::report_item(const Node& item) const {
+  ast::ReportItem ri;
+  ri.range = range(item);
+  const auto& parts = item.children;
+  if (item.is_type<g::report_remove>()) {
+    const std::size_t begin = item.begin().byte;
+    ri.kind = {"remove", sources_.range(file_, begin, begin + 6)};
+    ri.name = ident(*parts.at(0));
+    ri.change = ast::ItemChange::remove;
+    return ri;
+  }
+  if (item.is_type<g::report_override>()) ri.change = ast::ItemChange::override_;
+  std::size_t i = 0;
+  ri.kind = ident(*parts.at(i++));
+  if (parts.at(i)->is_type<g::report_item_name>() || parts.at(i)->is_type<g::overridden_item>()) ri.name = ident(*parts[i++]);
+  ri.content = expr(*parts.at(i++));
+  if (i < parts.size()) ri.options = options(*parts[i]);
+  return ri;
 }
 
 }  // namespace mirac::parse_detail

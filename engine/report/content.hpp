@@ -20,6 +20,9 @@ using Json = nlohmann::ordered_json;
 /// without one) is built from the same items.
 struct Item {
   std::string kind;     ///< section, text, table, figure
+  /// `table3` of `table table3 = ...`: the HTML anchor of the item's section or first table,
+  /// and the file name of its figures (figures/table3.vl.json); "": unnamed.
+  std::string name;
   std::string content;  ///< means, bars, contrasts, analysis, flags, seeds (tables and figures)
   std::vector<std::string> args;
   std::vector<std::string> by;  ///< the `by` option's variables; empty: the content's default

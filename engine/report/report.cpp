@@ -19,6 +19,7 @@ namespace {
 Item read_item(const ast::ReportItem& ri) {
   Item item;
   item.kind = ri.kind.name;
+  if (ri.name) item.name = ri.name->name;
   if (!ri.content) return item;
   if (const auto* s = std::get_if<ast::StringLit>(&ri.content->node)) {
     item.title = s->value;
@@ -154,6 +155,25 @@ void render_item(const Context& ctx, const Item& item, std::vector<Block>& out) 
   }
 }
 
+// A named item's name is a stable place in the report however its title or content change:
+// the anchor of its section heading or first table (report.html#table3), and the file
+// name of its figures (figures/fig2.vl.json; name_figures adds -2, -3 to further ones).
+// Names are identifiers, so they never meet the generated figure names, which hold a '-'.
+void name_blocks(const std::string& name, std::vector<Block>& blocks, std::size_t first) {
+  bool anchored = false;
+  for (std::size_t b = first; b < blocks.size(); ++b) {
+    if (auto* f = std::get_if<Figure>(&blocks[b])) {
+      f->stem = name;
+    } else if (auto* h = std::get_if<Heading>(&blocks[b]); h && !anchored) {
+      h->id = name;
+      anchored = true;
+    } else if (auto* t = std::get_if<Table>(&blocks[b]); t && !anchored) {
+      t->id = name;
+      anchored = true;
+    }
+  }
+}
+
 Document build(const Spec& spec, const Json& results, const std::string& report_name, const std::vector<Item>& items) {
   Document doc;
   doc.title = spec.title.empty() ? spec.name : spec.title;
@@ -175,7 +195,11 @@ Document build(const Spec& spec, const Json& results, const std::string& report_
   }
   answers_blocks(spec, results, doc.blocks);  // what the numbers below leave out or rest on
   Context ctx{spec, results};
-  for (const auto& item : items) render_item(ctx, item, doc.blocks);
+  for (const auto& item : items) {
+    const std::size_t first = doc.blocks.size();
+    render_item(ctx, item, doc.blocks);
+    if (!item.name.empty()) name_blocks(item.name, doc.blocks, first);
+  }
   mark_simulated(spec, results, doc);
   return doc;
 }

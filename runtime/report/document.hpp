@@ -13,6 +13,7 @@ namespace mirac::report {
 struct Heading {
   std::string text;
   int level = 2;  ///< 2: a `section`; 3: the title of one table or figure
+  std::string id = {};  ///< the HTML anchor (a named report item's name); "": none
 };
 struct Paragraph {
   std::string text;
@@ -33,6 +34,7 @@ struct Table {
   /// `mirac view`, serving the page, adds a script that makes those cells links into the
   /// view. report.md, with no view to link to, leaves them out.
   std::vector<std::vector<std::string>> answers;
+  std::string id = {};  ///< the HTML anchor (a named report item's name); "": none
 };
 /// A chart as a Vega-Lite spec holding its data (`data.values`: flat rows, the same
 /// columns in each). report.html draws it; report.md shows its data as a table and links

@@ -79,7 +79,7 @@ const std::string& answers_of(const Table& t, std::size_t r, std::size_t c) {
 
 void table(std::string& out, const Table& t) {
   auto cls = [&](std::size_t i) { return i < t.numeric.size() && t.numeric[i] ? " class=\"num\"" : ""; };
-  out += "<table>\n";
+  out += t.id.empty() ? "<table>\n" : fmt::format("<table id=\"{}\">\n", xml_escape(t.id));
   if (!t.caption.empty()) out += fmt::format("<caption>{}</caption>\n", xml_escape(t.caption));
   out += "<thead><tr>";
   for (std::size_t i = 0; i < t.header.size(); ++i) out += fmt::format("<th{}>{}</th>", cls(i), xml_escape(t.header[i]));
@@ -111,7 +111,8 @@ std::string to_html(const Document& doc) {
   std::size_t index = 0;
   for (const auto& block : doc.blocks) {
     if (const auto* h = std::get_if<Heading>(&block)) {
-      out += fmt::format("<h{0}>{1}</h{0}>\n", h->level, xml_escape(h->text));
+      const std::string id = h->id.empty() ? "" : fmt::format(" id=\"{}\"", xml_escape(h->id));
+      out += fmt::format("<h{0}{1}>{2}</h{0}>\n", h->level, id, xml_escape(h->text));
     } else if (const auto* p = std::get_if<Paragraph>(&block)) {
       out += fmt::format("<p>{}</p>\n", code_spans(p->text));
     } else if (const auto* n = std::get_if<Note>(&block)) {

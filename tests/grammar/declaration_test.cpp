@@ -121,6 +121,10 @@ TEST_CASE("analysis, report") {
       {"analysis e = paired()", "(analysis e paired (args) (options))"},
       {"report r { table means(D3) { by model } text \"t\" }",
        "(report r (table (call means D3) (options (by (value model)))) (text \"t\" (options)))"},
+      // Named items, as analyses are named; `==` after the kind is an expression, not a name.
+      {"report r { table table3 = means(D3) { by model } section intro = \"I\" }",
+       "(report r (table table3 (call means D3) (options (by (value model)))) (section intro \"I\" (options)))"},
+      {"report r { text t == u }", "(report r (text (== t u) (options)))"},
   });
 }
 
@@ -139,6 +143,8 @@ TEST_CASE("a variant's header and changes: extend, override, remove; each level"
       {"extend defaults { temperature 0 }", "extend (defaults (block (temperature 0)))"},
       {"extend analysis rq1 { where arm == baseline }", "extend (analysis rq1 (args) (options (where (value (== arm baseline)))))"},
       {"extend report r { section \"Japanese\" }", "extend (report r (section \"Japanese\" (options)))"},
+      {"extend report r { override figure table3 = bars(D3) { by model } remove fig2 }",
+       "extend (report r (override figure table3 (call bars D3) (options (by (value model)))) (remove fig2 (options)))"},
       {"override contrast c = D3[each language, low] - D3[en, low] by model", "override (contrast c (- (cell D3 each:language low) (cell D3 en low)) (by model))"},
       {"override model m = openai(\"x\")", "override (model m openai \"x\")"},
       {"override flag F = pair(language: each vs en) when a.D3 > b.D3", "override (flag F (pair language each: en) (> (. a D3) (. b D3)))"},

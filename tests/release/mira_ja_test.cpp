@@ -97,3 +97,33 @@ TEST_CASE("the Japanese variant's contrasts and flags cover Japanese without bei
   CHECK(merged.str().find("factor language { zh \"Chinese\" en \"English\" ja \"Japanese\" }") != std::string::npos);
   CHECK(merged.str().find("contrast DTI_lang = D3[each language, formal, high]") != std::string::npos);
 }
+
+TEST_CASE("the Japanese variant's report replaces the base's Figure 2 in its place") {
+  const std::string release = release_dir();
+  if (release.empty()) return;
+  mirac::CheckOptions options;
+  options.data_root = release;
+  auto base = mirac::compile(source("specs/mira.audit"), options);
+  auto variant = mirac::compile(source("examples/mira-ja/mira_ja.audit"), options);
+  REQUIRE(base->ok());
+  REQUIRE(variant->ok());
+  const auto& before = base->spec.reports.at(0).items;
+  const auto& after = variant->spec.reports.at(0).items;
+  REQUIRE(after.size() == before.size());
+  auto title = [](const mirac::ast::ReportItem& item) {
+    for (const auto& o : item.options)
+      if (o.key.name == "title") return std::get<mirac::ast::StringLit>(o.values.at(0).value.node).value;
+    return std::string();
+  };
+  for (std::size_t i = 0; i < after.size(); ++i) {
+    const std::string name = after[i].name ? after[i].name->name : "";
+    CAPTURE(name);
+    REQUIRE((before[i].name ? before[i].name->name : "") == name);
+    if (name == "fig2") {
+      CHECK(title(before[i]).find("the eight user-side cells") != std::string::npos);
+      CHECK(title(after[i]).find("the twelve user-side cells") != std::string::npos);
+    } else {
+      CHECK(title(after[i]) == title(before[i]));
+    }
+  }
+}
