@@ -145,7 +145,12 @@ TEST_CASE("results.json and the reports of otc.audit and a second report match t
     if (name.ends_with(".html")) text = without_libraries(text);
   // results.json beside them: the numbers the reports are rendered from, with the fixture's
   // temporary directory named by a placeholder.
-  std::string results = f.results.dump(2) + "\n";
+  // The standard library's hashes are named by a placeholder too: they change with every
+  // edit to stdlib/, which this golden is not about.
+  nlohmann::ordered_json numbers = f.results;
+  for (auto& input : numbers["manifest"]["inputs"])
+    if (input["path"].get<std::string>().starts_with("stdlib/")) input["sha256"] = "STDLIB_SHA256";
+  std::string results = numbers.dump(2) + "\n";
   const std::string spec_dir = (fs::temp_directory_path() / "mirac_report_test_otc_two").string();
   for (auto at = results.find(spec_dir); at != std::string::npos; at = results.find(spec_dir, at))
     results.replace(at, spec_dir.size(), "SPEC_DIR");
