@@ -39,13 +39,21 @@ int newton(const RemlProblem& prob, const LmmOptions& opt, Eigen::VectorXd& thet
     const double longest = s.cwiseAbs().maxCoeff();
     if (longest > 1.0) s /= longest;  // trust region of 1 in theta units: theta is sd / sigma
     if (longest < 1e-3 * opt.step_tolerance) break;
-    double t = 1.0;  // backtracking with Armijo's sufficient decrease (Nocedal & Wright 3.1)
     Eigen::VectorXd next = (theta + s).cwiseAbs();
-    while (prob.criterion(next) > f + 1e-4 * t * g.dot(s) && t > 1e-12) {
-      t *= 0.5;
-      next = (theta + t * s).cwiseAbs();
+    // Close to the optimum the full step is judged by the analytic gradient, not by
+    // REMLcrit: on a large data set (MIRA's REMLcrit is ~1e5) what is left to gain there,
+    // ~1e-10, is below REMLcrit's rounding, so a line search on it stalls or creeps by
+    // rounding luck while theta is still 1e-6 off. Newton's step shrinks the gradient
+    // quadratically here; when it does not, the line search below decides.
+    const bool near = longest < 1e-3 && grad(next).cwiseAbs().maxCoeff() < g.cwiseAbs().maxCoeff();
+    if (!near) {
+      double t = 1.0;  // backtracking with Armijo's sufficient decrease (Nocedal & Wright 3.1)
+      while (prob.criterion(next) > f + 1e-4 * t * g.dot(s) && t > 1e-12) {
+        t *= 0.5;
+        next = (theta + t * s).cwiseAbs();
+      }
+      if (t <= 1e-12) break;  // no decrease along the direction: at numerical precision
     }
-    if (t <= 1e-12) break;  // no decrease along the direction: at numerical precision
     const double moved = (next - theta).cwiseAbs().maxCoeff();
     theta = next;
     if (moved < 1e-3 * opt.step_tolerance) break;
