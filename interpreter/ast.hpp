@@ -421,6 +421,9 @@ struct ContrastDecl {
   /// Set by the checker on each contrast a ranging one (`D3[each language, ...]`) stands
   /// for: the expression as written with its level in place of `each F`, as results show it.
   std::string definition = {};
+  /// Set alongside: the ranging contrast's own name (`DTI_lang` for `DTI_lang_ja`), so a
+  /// user can ask for the whole family by the name they wrote.
+  std::string family = {};
 };
 
 /// One term of an lmm formula: `a`, `a:b`, `a*b` or `(1 | g)`.

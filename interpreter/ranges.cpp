@@ -131,6 +131,7 @@ class Expander {
     for (const auto& level : levels) {
       ast::ContrastDecl one = c;
       one.definition = definition(c, level);
+      one.family = c.name.name;
       for_cell_items(one.value, [&](ast::CellItem& i) {
         if (!i.each) return;
         i.level.name = level;

@@ -197,14 +197,19 @@ PowerStudy simulate_power(const Spec& spec, const PowerOptions& options, const S
 
   // What is studied: the contrasts, and the analyses of a kind with a truth to compare.
   Spec base = spec;
+  // A ranging contrast is asked for by its own name (all its levels) or by one level's.
   std::vector<std::string> names;
-  for (const auto& c : spec.contrasts) names.push_back(c.name.name);
+  for (const auto& c : spec.contrasts) {
+    for (const std::string* name : {&c.family, &c.name.name})
+      if (!name->empty() && std::find(names.begin(), names.end(), *name) == names.end()) names.push_back(*name);
+  }
   for (const auto& a : spec.analyses) names.push_back(a.name.name);
   pick(options.only, names, "contrast or analysis");
   auto wanted = [&](const std::string& name) {
     return options.only.empty() || std::find(options.only.begin(), options.only.end(), name) != options.only.end();
   };
-  std::erase_if(base.contrasts, [&](const ast::ContrastDecl& c) { return !wanted(c.name.name); });
+  std::erase_if(base.contrasts,
+                [&](const ast::ContrastDecl& c) { return !wanted(c.name.name) && (c.family.empty() || !wanted(c.family)); });
   std::erase_if(base.analyses, [&](const ast::AnalysisDecl& a) {
     if (!wanted(a.name.name)) return true;
     if (kSimulatedKinds.count(a.kind.name)) return false;

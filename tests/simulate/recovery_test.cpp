@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <set>
 
 #include "engine/audit.hpp"
 #include "engine/simulate/power.hpp"
@@ -124,6 +126,42 @@ TEST_CASE("a spec without a simulate block, or an unknown name in the options, i
   mirac::Spec bare = audit.spec();
   bare.simulate.reset();
   CHECK_THROWS_AS(mirac::simulate_power(bare, mirac::PowerOptions{}, audit.sources(), cancel), std::invalid_argument);
+}
+
+TEST_CASE("--only takes a ranging contrast by its own name (all its levels) or one level's name") {
+  // recovery.audit with a contrast per language: HLS_in_zh and HLS_in_en.
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "mirac_simulate_only_ranging";
+  std::filesystem::create_directories(dir);
+  {
+    std::ifstream in(fixture("recovery.audit"));
+    std::ofstream out(dir / "ranging.audit");
+    out << in.rdbuf() << "\ncontrast HLS_in = D3[each language, low] - D3[each language, high]\n";
+  }
+  mirac::AuditOptions o;
+  o.spec = dir / "ranging.audit";
+  o.offline = true;
+  mirac::Audit audit = mirac::open_audit(o);
+  REQUIRE(audit.ok());
+  std::atomic<bool> cancel{false};
+  mirac::PowerOptions options;
+  options.replicates = 4;
+  options.seeds = {8};
+  options.resamples = 20;
+  auto sources_of = [](const mirac::PowerStudy& s) {
+    std::set<std::string> out;
+    for (const auto& q : s.quantities) out.insert(q.source);
+    return out;
+  };
+  options.only = {"HLS_in"};
+  CHECK(sources_of(mirac::simulate_power(audit.spec(), options, audit.sources(), cancel)) ==
+        std::set<std::string>{"HLS_in_zh", "HLS_in_en"});
+  options.only = {"HLS_in_en", "LANG"};
+  CHECK(sources_of(mirac::simulate_power(audit.spec(), options, audit.sources(), cancel)) ==
+        std::set<std::string>{"HLS_in_en", "LANG"});
+  options.only = {"HLS_i"};
+  CHECK_THROWS_WITH_AS(mirac::simulate_power(audit.spec(), options, audit.sources(), cancel),
+                       "unknown contrast or analysis 'HLS_i'; did you mean 'HLS_in'?", std::invalid_argument);
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("fewer cells and more answers per prompt change the design as asked") {
