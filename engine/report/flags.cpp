@@ -29,10 +29,17 @@ Tally sum(const ModelArmGroup& g, const char* unit) {
   return t;
 }
 
+// One pairing of a pair flag ("hls: low vs high") with its own counts: a flag over several
+// pairings (`pair(language: each vs en)`) has its split and delta columns per pairing.
+struct Pairing {
+  std::string factor, a, b;
+  ModelArmGrouping grouping;
+};
+
 struct Flag {
   std::string name, kind;
-  ModelArmGrouping grouping;
-  std::string factor, a, b;  ///< a pair flag's one pairing ("hls: low vs high"); empty with several
+  ModelArmGrouping grouping;       ///< the flag's counts: over all its pairings
+  std::vector<Pairing> pairings;   ///< a pair flag's pairings; empty for a unit flag
 };
 
 const char* unit_of(const Flag& f) { return f.kind == "pair" ? "pairs" : "answers"; }
@@ -62,7 +69,7 @@ DimensionSums dimension_sums(const ModelArmGroup& g, const std::string& dim) {
 }
 
 // One row per group, one column per flag (its count of its answers or pairs, with the rate),
-// and after a pair flag of one pairing its `split` and `delta` columns: the paper's Table 20.
+// and after a pair flag its `split` and `delta` columns, per pairing: the paper's Table 20.
 Table flags_table(const Context& ctx, const Item& item, const std::vector<Flag>& flags, const std::string& by_text) {
   const std::vector<std::string>& by = flags.front().grouping.by;
   Table t;
@@ -77,6 +84,7 @@ Table flags_table(const Context& ctx, const Item& item, const std::vector<Flag>&
     const Flag* flag;
     std::string dim;
     enum { rate, applicable, a_worse, b_worse, delta } what;
+    const Pairing* pairing = nullptr;  ///< split and delta columns: the pairing they count
   };
   // A unit flag that cannot apply to every answer (a condition on a seed field or level)
   // also gets its rate over the answers it can apply to.
@@ -95,18 +103,23 @@ Table flags_table(const Context& ctx, const Item& item, const std::vector<Flag>&
       columns.push_back({&f, "", Column::applicable});
       t.header.push_back(fmt::format("{} (answers it applies to)", f.name));
     }
-    if (f.factor.empty()) continue;
-    for (const auto& [flag, d] : item.split) {
-      if (!flag.empty() && flag != f.name) continue;
-      columns.push_back({&f, d, Column::a_worse});
-      t.header.push_back(fmt::format("{} worse on {}", level_label(ctx.spec, f.factor, f.a), d));
-      columns.push_back({&f, d, Column::b_worse});
-      t.header.push_back(fmt::format("{} worse on {}", level_label(ctx.spec, f.factor, f.b), d));
-    }
-    for (const auto& [flag, d] : item.delta) {
-      if (!flag.empty() && flag != f.name) continue;
-      columns.push_back({&f, d, Column::delta});
-      t.header.push_back(fmt::format("mean Δ{} {} − {}", d, f.a, f.b));
+    // With several pairings each side is named against the other ("Japanese (ja) worse
+    // than English (en) on D3"): "English worse on D3" would head two columns.
+    const bool several = f.pairings.size() > 1;
+    for (const auto& p : f.pairings) {
+      const std::string a = level_label(ctx.spec, p.factor, p.a), b = level_label(ctx.spec, p.factor, p.b);
+      for (const auto& [flag, d] : item.split) {
+        if (!flag.empty() && flag != f.name) continue;
+        columns.push_back({&f, d, Column::a_worse, &p});
+        t.header.push_back(several ? fmt::format("{} worse than {} on {}", a, b, d) : fmt::format("{} worse on {}", a, d));
+        columns.push_back({&f, d, Column::b_worse, &p});
+        t.header.push_back(several ? fmt::format("{} worse than {} on {}", b, a, d) : fmt::format("{} worse on {}", b, d));
+      }
+      for (const auto& [flag, d] : item.delta) {
+        if (!flag.empty() && flag != f.name) continue;
+        columns.push_back({&f, d, Column::delta, &p});
+        t.header.push_back(fmt::format("mean Δ{} {} − {}", d, p.a, p.b));
+      }
     }
   }
   t.numeric.resize(t.header.size(), true);
@@ -121,9 +134,10 @@ Table flags_table(const Context& ctx, const Item& item, const std::vector<Flag>&
     for (std::size_t i = 0; base && i < by.size() && i < g.values.size(); ++i)
       if (!add_group_param(ctx.spec, *base, by[i], g.values[i])) base.reset();
     for (const auto& c : columns) {
-      auto it = std::find_if(c.flag->grouping.groups.begin(), c.flag->grouping.groups.end(),
+      const ModelArmGrouping& grouping = c.pairing ? c.pairing->grouping : c.flag->grouping;
+      auto it = std::find_if(grouping.groups.begin(), grouping.groups.end(),
                              [&](const ModelArmGroup& o) { return o.values == g.values; });
-      if (it == c.flag->grouping.groups.end()) {
+      if (it == grouping.groups.end()) {
         row.push_back(kMissing);
         answers.emplace_back();
         continue;
@@ -131,7 +145,7 @@ Table flags_table(const Context& ctx, const Item& item, const std::vector<Flag>&
       const Tally s = sum(*it, unit_of(*c.flag));
       AnswerQuery q = base.value_or(AnswerQuery{});
       const bool pair = c.flag->kind == "pair";
-      bool linked = base.has_value() && (!pair || !c.flag->factor.empty());
+      bool linked = base.has_value() && (!pair || c.flag->pairings.size() == 1 || c.pairing);
       if (linked && pair) linked = add_param(q, "view", "pairs");
       if (c.what == Column::rate || c.what == Column::applicable) {
         row.push_back(count_of_rate(s.count, c.what == Column::rate ? s.n : s.applicable.value_or(0)));
@@ -139,8 +153,8 @@ Table flags_table(const Context& ctx, const Item& item, const std::vector<Flag>&
         continue;
       }
       // A split cannot be asked of the view; a delta averages every pair of the pairing.
-      const bool all_pairs = c.what == Column::delta && linked && add_param(q, "factor", c.flag->factor) &&
-                             add_param(q, "a", c.flag->a) && add_param(q, "b", c.flag->b);
+      const bool all_pairs = c.what == Column::delta && linked && add_param(q, "factor", c.pairing->factor) &&
+                             add_param(q, "a", c.pairing->a) && add_param(q, "b", c.pairing->b);
       answers.push_back(all_pairs ? query_string(q) : "");
       const DimensionSums d = dimension_sums(*it, c.dim);
       const double a_worse = low_is_worse ? d.b_higher : d.a_higher, b_worse = low_is_worse ? d.a_higher : d.b_higher;
@@ -170,18 +184,17 @@ void flags_item(const Context& ctx, const Item& item, std::vector<Block>& out) {
       out.push_back(Note{fmt::format("Flag {} is not in results.json (it could not be computed).", name)});
       continue;
     }
-    Flag flag{name, text(member(f, "kind")), group_by_model_arm(ctx, item, member(f, "by_model_arm"), {"model", "arm"}), "",
-              "", ""};
-    if (const Json* p = member(f, "pairings"); p && p->is_array() && p->size() == 1) {
-      // "hls: low vs high"
-      const std::string pairing = text(member(&p->front(), "pairing"));
-      const auto colon = pairing.find(": "), vs = pairing.find(" vs ");
-      if (colon != std::string::npos && vs != std::string::npos && vs > colon) {
-        flag.factor = pairing.substr(0, colon);
-        flag.a = pairing.substr(colon + 2, vs - colon - 2);
-        flag.b = pairing.substr(vs + 4);
+    Flag flag{name, text(member(f, "kind")), group_by_model_arm(ctx, item, member(f, "by_model_arm"), {"model", "arm"}), {}};
+    if (const Json* list = member(f, "pairings"); list && list->is_array())
+      for (const Json& p : *list) {
+        const std::string label = text(member(&p, "pairing"));  // "hls: low vs high"
+        const auto colon = label.find(": "), vs = label.find(" vs ");
+        if (colon == std::string::npos || vs == std::string::npos || vs < colon) continue;
+        flag.pairings.push_back({label.substr(0, colon), label.substr(colon + 2, vs - colon - 2), label.substr(vs + 4),
+                                 list->size() == 1 ? flag.grouping
+                                                   : group_by_model_arm(ctx, item, member(&p, "by_model_arm"),
+                                                                        {"model", "arm"})});
       }
-    }
     for (const auto& n : flag.grouping.notes)
       if (std::find(notes.begin(), notes.end(), n) == notes.end()) notes.push_back(n);
     if (flag.grouping.failed) continue;

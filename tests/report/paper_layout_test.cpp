@@ -26,6 +26,7 @@ struct Fixture {
 const Fixture& paper() {
   static const Fixture f = [] {
     std::string text = otc_text() + R"(
+flag EITHER_GAP = pair(literacy: low vs high) | pair(tone: anxious vs calm) when a.D3 - b.D3 >= 1
 analysis tones = wilcoxon(D3) {
   compare tone: anxious vs calm
   pairs model, seed, literacy
@@ -56,6 +57,7 @@ report paper {
   table deltas(shifts) { title "DELTAS" }
   figure deltas(shifts) { title "DELTA FIGURE" }
   table flags(LITERACY_GAP, SEVERE) { by model delta D3 split LITERACY_GAP: D3 title "FLAGS" }
+  table flags(EITHER_GAP) { by model delta D3 split D3 title "TWO PAIRINGS" }
 }
 )";
     Fixture x{compile_text("otc_paper", text), {}, ""};
@@ -219,6 +221,43 @@ TEST_CASE("flags: one row per model, the mean difference and the direction split
     CAPTURE(model);
     CHECK(contains(t, fmt::format("| {} | {} | {} | {} | {} |", model, rate(count), rate(a_higher), rate(b_higher),
                                   signed3(delta_sum / scored))));
+  }
+}
+
+TEST_CASE("flags: a flag over several pairings has its split and delta columns per pairing") {
+  const std::string t = table_titled(paper().md, "TWO PAIRINGS");
+  REQUIRE_FALSE(t.empty());
+  // Each side is named against the other: "high health literacy worse on D3" alone would
+  // not say which pairing a column counts.
+  CHECK(contains(t, "| model | EITHER_GAP (pairs) | low health literacy (low) worse than high health literacy (high) on D3 | "
+                    "high health literacy (high) worse than low health literacy (low) on D3 | mean ΔD3 low − high | "
+                    "anxious worse than calm on D3 | calm worse than anxious on D3 | mean ΔD3 anxious − calm |"));
+  const Json* flag = nullptr;
+  for (const auto& f : paper().results["flags"])
+    if (f["name"] == "EITHER_GAP") flag = &f;
+  REQUIRE(flag);
+  REQUIRE((*flag)["pairings"].size() == 2);
+  for (const char* model : {"mini", "local"}) {
+    CAPTURE(model);
+    double total_count = 0, total_pairs = 0;
+    for (const auto& e : (*flag)["by_model_arm"])
+      if (e["model"] == model) total_count += e["count"].get<double>(), total_pairs += e["pairs"].get<double>();
+    auto rate = [](double k, double n) { return fmt::format("{:.0f}/{:.0f} ({:.1f}%)", k, n, 100 * k / n); };
+    std::string row = fmt::format("| {} | {} |", model, rate(total_count, total_pairs));
+    // Each pairing's columns from its own counts (D3: higher is worse in otc.audit).
+    for (const auto& p : (*flag)["pairings"]) {
+      double pairs = 0, a_higher = 0, b_higher = 0, delta_sum = 0, scored = 0;
+      for (const auto& e : p["by_model_arm"]) {
+        if (e["model"] != model) continue;
+        pairs += e["pairs"].get<double>();
+        const Json& d = e["dimensions"]["D3"];
+        a_higher += d["flagged_a_higher"].get<double>(), b_higher += d["flagged_b_higher"].get<double>();
+        scored += d["pairs_scored"].get<double>(), delta_sum += d["mean_delta"].get<double>() * d["pairs_scored"].get<double>();
+      }
+      REQUIRE(pairs > 0);
+      row += fmt::format(" {} | {} | {} |", rate(a_higher, pairs), rate(b_higher, pairs), signed3(delta_sum / scored));
+    }
+    CHECK(contains(t, row));
   }
 }
 
