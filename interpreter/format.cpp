@@ -14,6 +14,7 @@ namespace mirac {
 namespace {
 
 using format_detail::Columns;
+using format_detail::display_width;
 using format_detail::is_identifier;
 using format_detail::join;
 using format_detail::name_of;
@@ -104,7 +105,7 @@ class Printer {
     return false;
   }
   bool fits(std::string_view s) const {
-    return s.find('\n') == std::string_view::npos && static_cast<std::size_t>(indent_) * 2 + s.size() <= kWidth;
+    return s.find('\n') == std::string_view::npos && static_cast<std::size_t>(indent_) * 2 + display_width(s) <= kWidth;
   }
   void open(const std::string& head) {
     line(head + " {");
@@ -139,7 +140,7 @@ class Printer {
     std::vector<std::string> lines{head + pieces[0]};
     for (std::size_t i = 1; i < pieces.size(); ++i) {
       std::size_t width = static_cast<std::size_t>(indent_ + (lines.size() > 1 ? 1 : 0)) * 2;
-      if (width + lines.back().size() + 1 + pieces[i].size() <= kWidth) lines.back() += " " + pieces[i];
+      if (width + display_width(lines.back()) + 1 + display_width(pieces[i]) <= kWidth) lines.back() += " " + pieces[i];
       else lines.push_back(pieces[i]);
     }
     lines.back() += tail;

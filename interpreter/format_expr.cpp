@@ -6,6 +6,7 @@
 #include <array>
 #include <optional>
 #include <fmt/format.h>
+#include <utf8proc.h>
 
 #include "interpreter/format.hpp"
 #include "interpreter/parse.hpp"
@@ -19,6 +20,22 @@ constexpr std::array<std::string_view, 10> kReserved = {"and", "or",   "not",   
                                                         "else", "true", "false", "none", "vs"};
 
 }  // namespace
+
+std::size_t display_width(std::string_view s) {
+  std::size_t width = 0;
+  const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(s.data());
+  for (std::size_t at = 0; at < s.size();) {
+    utf8proc_int32_t code = 0;
+    const utf8proc_ssize_t n = utf8proc_iterate(bytes + at, static_cast<utf8proc_ssize_t>(s.size() - at), &code);
+    if (n <= 0) {  // a stray byte: one column, as a terminal shows its replacement
+      ++width, ++at;
+      continue;
+    }
+    width += static_cast<std::size_t>(std::max(0, utf8proc_charwidth(code)));
+    at += static_cast<std::size_t>(n);
+  }
+  return width;
+}
 
 bool is_identifier(std::string_view s) {
   auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };

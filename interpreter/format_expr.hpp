@@ -29,6 +29,10 @@ std::string join(const std::vector<T>& items, std::string_view sep, F&& render) 
 
 inline std::string name_of(const ast::Ident& i) { return i.name; }
 
+/// How many terminal columns `s` (UTF-8) takes: a Chinese or Japanese character two, a
+/// combining mark none, so that a line of CJK text is split where it looks 100 wide.
+std::size_t display_width(std::string_view s);
+
 /// `e` on one line with minimal parentheses; `indent` (in spaces) places the lines of a
 /// `"""` block that `e` holds.
 std::string print_expr(const ast::Expr& e, int indent);

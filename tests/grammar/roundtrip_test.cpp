@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "helpers.hpp"
+#include "interpreter/format_expr.hpp"
 
 namespace fs = std::filesystem;
 using mirac::test::parse_text;
@@ -111,4 +112,22 @@ TEST_CASE("the shipped specs, stdlib modules and examples are in canonical layou
     }
   }
   CHECK(checked >= 5);
+}
+
+TEST_CASE("fmt measures a line in columns on screen: a CJK character is two, a combining mark none") {
+  CHECK(mirac::format_detail::display_width("abc") == 3);
+  CHECK(mirac::format_detail::display_width("日本語") == 6);
+  CHECK(mirac::format_detail::display_width("e\xcc\x81") == 1);  // e + combining acute
+  CHECK(mirac::format_detail::display_width("\xff") == 1);       // not UTF-8: one column
+  // `factor f { a "..." b "x" }` is 23 columns around the Japanese text: with 38 characters
+  // (99 columns, 137 bytes) it fits in 100 and stays on one line; with 39 it is split.
+  auto layout = [](int characters) {
+    std::string text;
+    for (int i = 0; i < characters; ++i) text += "語";
+    auto parsed = parse_text("factor f { a \"" + text + "\" b \"x\" }\n");
+    REQUIRE_MESSAGE(parsed->errors.empty(), parsed->errors);
+    return mirac::format_module(parsed->module, parsed->sources);
+  };
+  CHECK(layout(38).find('\n') == layout(38).size() - 1);
+  CHECK(layout(39).find('\n') < layout(39).size() - 1);
 }
