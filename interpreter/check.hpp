@@ -51,6 +51,15 @@ void check_criteria(const Spec& spec, Diagnostics& diags);
 /// Panels, and the rater the analyses use (`scores_setting`: the header's `scores`, if any).
 void check_raters(Spec& spec, const std::vector<const ast::Decl*>& decls, const ast::Property* scores_setting,
                   Diagnostics& diags);
+/// The `price` setting of a model's or judge's block, checked. `found` says whether there
+/// was one at all (a malformed price is reported, and the table price is not used instead).
+std::optional<Price> own_price(const std::optional<ast::Block>& settings, const std::string& owner, bool& found,
+                               Diagnostics& diags);
+/// Fills each provider's `prices` from every `prices NAME { ... }`: the spec's own file wins
+/// over its other modules, which win over the stdlib's (check_prices.cpp).
+void resolve_price_tables(Spec& spec, const std::vector<const ast::Decl*>& decls, FileId main_file,
+                          const SourceManager& sources, const std::vector<std::string>& provider_names,
+                          Diagnostics& diags);
 /// Points every model and judge at the built-in `offline` provider (declaring it when the
 /// spec does not use stdlib.providers): models become `sim-<model>`, judges `judge-<model>`.
 void use_offline_provider(Spec& spec);
