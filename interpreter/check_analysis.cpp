@@ -1,19 +1,19 @@
 // check_analysis.cpp: rubrics, flags, contrasts, analyses and reports. Their evaluation
-// belongs to `mirac analyze`; here every name they use is resolved against the spec.
+// belongs to `mirac analyze`; here every name they use is resolved against the spec. This
+// file: names and cells in expressions, rubrics, flags and contrasts; the analyses' and
+// report items' options are in check_analysis_options.cpp.
 #include <algorithm>
 #include <map>
 #include <set>
 
 #include <fmt/format.h>
 
-#include "interpreter/check.hpp"
+#include "interpreter/check_analysis_checker.hpp"
 
 namespace mirac {
 
-namespace {
+namespace check_detail {
 
-// The word an option value spells: a name, or `none`, which the grammar reads as the
-// literal (it is a reserved word), so `adjust none` and `effect none` are words here too.
 std::string option_word(const std::vector<ast::OptionValue>& values) {
   if (values.empty()) return "";
   if (std::holds_alternative<ast::NoneLit>(values[0].value.node)) return "none";
@@ -21,655 +21,350 @@ std::string option_word(const std::vector<ast::OptionValue>& values) {
   return n ? n->name : "";
 }
 
+namespace {
+
 const std::set<std::string> kFunctions = {"lower_first", "upper_first", "lower", "upper", "trim", "len",
                                           "strip_prefix", "strip_suffix", "replace", "abs", "min", "max"};
 
-// The names an expression may use, and for some of them the fields they have.
-struct NameEnv {
-  std::set<std::string> names;
-  std::map<std::string, std::set<std::string>> fields;  ///< name -> its fields; absent = any
-  std::set<std::string> dims;
-  bool allow_cells = false;
-  /// Said of a dimension named where scores cannot be read; empty: dimensions are names.
-  std::string dims_forbidden;
-};
-
-class Checker {
- public:
-  Checker(const Spec& spec, Diagnostics& diags) : spec_(spec), diags_(diags) {
-    for (const auto& r : spec.rubrics)
-      for (const auto& d : r.dims) dims_.insert(d.name.name);
-    for (const auto& f : spec.factors) {
-      factors_.insert(f.name);
-      for (const auto& l : f.levels) levels_.insert(l.name.name);
-    }
-    for (const auto& f : spec.seed_fields) seed_fields_.insert(f.name);
-    seed_fields_.insert("id");
-    for (const auto& m : spec.models) models_.insert(m.name);
-    for (const auto& a : spec.arms) arms_.insert(a.name);
-  }
-
-  /// A condition on a score row; `no_scores`: why it may not read a dimension (empty: it may).
-  void row_condition(const ast::Expr& e, const std::string& no_scores) const {
-    NameEnv env = row_env();
-    if (!no_scores.empty()) {
-      for (const auto& d : dims_) env.names.erase(d);
-      env.dims.clear();
-      env.dims_forbidden = no_scores;
-    }
-    names(e, env);
-  }
-
-  void run() {
-    for (const auto& r : spec_.rubrics) rubric(r);
-    for (const auto& f : spec_.flags) flag(f);
-    for (const auto& c : spec_.contrasts) contrast(c);
-    for (const auto& a : spec_.analyses) analysis(a);
-    for (const auto& r : spec_.reports) report(r);
-  }
-
- private:
-  // Names a score row has: dimensions, factors, model, arm, seed, checklist, levels.
-  NameEnv row_env() const {
-    NameEnv env;
-    env.names = dims_;
-    env.names.insert(factors_.begin(), factors_.end());
-    env.names.insert({"model", "arm", "seed", "checklist"});
-    env.names.insert(models_.begin(), models_.end());
-    env.names.insert(arms_.begin(), arms_.end());
-    env.fields["seed"] = seed_fields_;
-    env.fields["checklist"] = std::set<std::string>(spec_.checklist_fields.begin(), spec_.checklist_fields.end());
-    env.dims = dims_;
-    return env;
-  }
-
-  std::vector<std::string> list(const std::set<std::string>& s) const { return {s.begin(), s.end()}; }
-
-  void names(const ast::Expr& e, const NameEnv& env) const {
-    std::visit(
-        [&](const auto& n) {
-          using T = std::decay_t<decltype(n)>;
-          if constexpr (std::is_same_v<T, ast::Name>) {
-            if (!env.dims_forbidden.empty() && dims_.count(n.name)) {
-              diags_.error(e.range, fmt::format("'{}' is a score: {}", n.name, env.dims_forbidden));
-            } else if (!env.names.count(n.name) && !levels_.count(n.name)) {
-              std::vector<std::string> all = list(env.names);
-              all.insert(all.end(), levels_.begin(), levels_.end());
-              diags_.error(e.range, with_suggestion(fmt::format("unknown name '{}'", n.name), n.name, all));
-            }
-          } else if constexpr (std::is_same_v<T, ast::Field>) {
-            const auto* base = std::get_if<ast::Name>(&n.base->node);
-            if (base && env.fields.count(base->name) && env.names.count(base->name)) {
-              const auto& allowed = env.fields.at(base->name);
-              if (!allowed.empty() && !allowed.count(n.field.name)) {
-                diags_.error(n.field.range, with_suggestion(fmt::format("'{}' has no field '{}'", base->name, n.field.name),
-                                                            n.field.name, list(allowed)));
-              }
-            } else {
-              names(*n.base, env);
-            }
-          } else if constexpr (std::is_same_v<T, ast::CellSelect>) {
-            cell_select(n, e, env);
-          } else if constexpr (std::is_same_v<T, ast::Call>) {
-            if (!kFunctions.count(n.callee.name))
-              diags_.error(n.callee.range, with_suggestion(fmt::format("unknown function '{}'", n.callee.name),
-                                                           n.callee.name, list(kFunctions)));
-            for (const auto& a : n.args) names(a, env);
-          } else if constexpr (std::is_same_v<T, ast::Unary>) {
-            names(*n.operand, env);
-          } else if constexpr (std::is_same_v<T, ast::Binary>) {
-            names(*n.lhs, env);
-            names(*n.rhs, env);
-          } else if constexpr (std::is_same_v<T, ast::IfExpr>) {
-            names(*n.cond, env);
-            names(*n.then_branch, env);
-            names(*n.else_branch, env);
-          } else if constexpr (std::is_same_v<T, ast::ListLit>) {
-            for (const auto& i : n.items) names(i, env);
-          } else if constexpr (std::is_same_v<T, ast::RangeLit>) {
-            names(*n.lo, env);
-            names(*n.hi, env);
-          }
-        },
-        e.node);
-  }
-
-  void cell_select(const ast::CellSelect& s, const ast::Expr& e, const NameEnv& env) const {
-    const auto* base = std::get_if<ast::Name>(&s.base->node);
-    if (!env.allow_cells) {
-      diags_.error(e.range, "a cell selection like D3[zh, low] is allowed in contrasts only");
-      return;
-    }
-    if (!base || !dims_.count(base->name)) {
-      diags_.error(s.base->range, with_suggestion(fmt::format("'{}' is not a rubric dimension", base ? base->name : "expression"),
-                                                  base ? base->name : "", list(dims_)));
-    }
-    std::set<int> used;
-    for (const auto& item : s.items) {
-      int factor = -1;
-      if (item.factor) {
-        factor = spec_.factor_index(item.factor->name);
-        if (factor < 0) {
-          diags_.error(item.factor->range, with_suggestion(fmt::format("unknown factor '{}'", item.factor->name),
-                                                           item.factor->name, list(factors_)));
-          continue;
-        }
-        if (spec_.factors[factor].level_index(item.level.name) < 0) {
-          diags_.error(item.level.range, with_suggestion(fmt::format("'{}' is not a level of factor '{}'", item.level.name,
-                                                                     item.factor->name),
-                                                         item.level.name, spec_.factors[factor].level_names()));
-          continue;
-        }
-      } else {
-        bool ambiguous = false;
-        for (std::size_t f = 0; f < spec_.factors.size() && !ambiguous; ++f) {
-          if (spec_.factors[f].level_index(item.level.name) < 0) continue;
-          if (factor >= 0) {
-            diags_.error(item.level.range, fmt::format("level '{}' is ambiguous: it belongs to '{}' and '{}'; write "
-                                                       "factor={}", item.level.name, spec_.factors[factor].name,
-                                                       spec_.factors[f].name, item.level.name));
-            ambiguous = true;
-          }
-          factor = static_cast<int>(f);
-        }
-        if (ambiguous) continue;
-        if (factor < 0) {
-          diags_.error(item.level.range, with_suggestion(fmt::format("'{}' is not a level of any factor", item.level.name),
-                                                         item.level.name, list(levels_)));
-          continue;
-        }
-      }
-      if (!used.insert(factor).second)
-        diags_.error(item.level.range, fmt::format("factor '{}' is selected twice", spec_.factors[factor].name));
-    }
-  }
-
-  void rubric(const ast::RubricDecl& r) const {
-    double lo = 1, hi = 5;
-    if (r.scale) {
-      const auto* range = std::get_if<ast::RangeLit>(&r.scale->node);
-      const auto* a = range ? std::get_if<ast::NumberLit>(&range->lo->node) : nullptr;
-      const auto* b = range ? std::get_if<ast::NumberLit>(&range->hi->node) : nullptr;
-      if (!a || !b || a->value >= b->value) diags_.error(r.scale->range, "scale must be a range of integers like 1..5");
-      else lo = a->value, hi = b->value;
-    }
-    if (r.worst && r.worst->name != "high" && r.worst->name != "low")
-      diags_.error(r.worst->range, "worst must be 'high' or 'low'");
-    std::set<std::string> seen;
-    NameEnv env;
-    env.names = {"checklist"};
-    for (const auto& d : r.dims) env.names.insert(d.name.name);
-    env.fields["checklist"] = std::set<std::string>(spec_.checklist_fields.begin(), spec_.checklist_fields.end());
-    for (const auto& d : r.dims) {
-      if (!seen.insert(d.name.name).second) {
-        diags_.error(d.name.range, fmt::format("dimension '{}' appears twice in rubric '{}'", d.name.name, r.name.name));
-      }
-      std::set<double> scores;
-      for (const auto& a : d.anchors) {
-        const auto* n = std::get_if<ast::NumberLit>(&a.score.node);
-        if (!n || n->value < lo || n->value > hi)
-          diags_.error(a.score.range, fmt::format("anchor score is outside the scale {}..{}", lo, hi));
-        else if (!scores.insert(n->value).second)
-          diags_.error(a.score.range, fmt::format("score {} has two anchors", n->text));
-      }
-      if (d.na_when) names(*d.na_when, env);
-      if (d.scored_by && d.scored_by->name != "judge" && d.scored_by->name != "human" && d.scored_by->name != "both")
-        diags_.error(d.scored_by->range, with_suggestion(fmt::format("'scored by {}': a dimension is scored by judge, "
-                                                                     "human or both",
-                                                                     d.scored_by->name),
-                                                         d.scored_by->name, {"judge", "human", "both"}));
-      // The judge cannot apply an N/A rule that reads what only people score.
-      if (d.na_when && !d.human_only())
-        for (const auto& other : r.dims)
-          if (other.human_only() && source_mentions(*d.na_when, other.name.name))
-            diags_.error(d.na_when->range, fmt::format("{}'s N/A rule reads {}, which only people score; the judge "
-                                                       "cannot apply it",
-                                                       d.name.name, other.name.name));
-      if (d.against) {
-        const auto* f = std::get_if<ast::Field>(&d.against->node);
-        const auto* base = f ? std::get_if<ast::Name>(&f->base->node) : nullptr;
-        if (!base || base->name != "checklist")
-          diags_.error(d.against->range, "'against' names a checklist field, e.g. checklist.required_elements");
-        else if (!spec_.checklist_fields.empty() &&
-                 std::find(spec_.checklist_fields.begin(), spec_.checklist_fields.end(), f->field.name) == spec_.checklist_fields.end())
-          diags_.error(f->field.range, with_suggestion(fmt::format("checklists have no field '{}'", f->field.name),
-                                                       f->field.name, spec_.checklist_fields));
-      }
-    }
-    std::set<std::string> ordered;
-    for (const auto& step : r.order) {
-      for (const auto& id : step) {
-        if (!seen.count(id.name))
-          diags_.error(id.range, with_suggestion(fmt::format("'{}' is not a dimension of rubric '{}'", id.name, r.name.name),
-                                                 id.name, list(seen)));
-        else if (!ordered.insert(id.name).second)
-          diags_.error(id.range, fmt::format("dimension '{}' appears twice in the scoring order", id.name));
-      }
-    }
-    if (!r.order.empty()) order_complete(r, ordered);
-  }
-
-  // With an `order`, every dimension the judge scores is in one of its steps, and an N/A
-  // rule reads only dimensions of earlier steps (those of its own step are scored with it).
-  void order_complete(const ast::RubricDecl& r, const std::set<std::string>& ordered) const {
-    std::map<std::string, std::size_t> step_of;
-    for (std::size_t s = 0; s < r.order.size(); ++s)
-      for (const auto& id : r.order[s]) step_of.emplace(id.name, s);
-    for (const auto& d : r.dims) {
-      if (!d.asked_of_judge()) continue;
-      if (!ordered.count(d.name.name)) {
-        diags_.error(d.name.range, fmt::format("dimension '{}' is in no step of the order of rubric '{}', so the judge is never "
-                                               "asked for it; add it to a step",
-                                               d.name.name, r.name.name));
-        continue;
-      }
-      if (!d.na_when) continue;
-      std::vector<std::pair<std::string, SourceRange>> read;
-      names_read(*d.na_when, read);
-      const std::size_t own = step_of.at(d.name.name);
-      for (const auto& [name, at] : read) {
-        auto other = step_of.find(name);
-        if (other == step_of.end() || other->second < own) continue;
-        diags_.error(at, fmt::format("{}'s N/A rule reads {}, which is scored {} (order: step {} of {}); it may read only "
-                                     "dimensions of earlier steps",
-                                     d.name.name, name, other->second == own ? "in the same step" : "in a later step",
-                                     other->second + 1, r.order.size()));
-      }
-    }
-  }
-
-  // Whether `e` names `name` anywhere (a dimension read by a condition).
-  static bool source_mentions(const ast::Expr& e, const std::string& name) {
-    if (const auto* n = std::get_if<ast::Name>(&e.node)) return n->name == name;
-    if (const auto* b = std::get_if<ast::Binary>(&e.node)) return source_mentions(*b->lhs, name) || source_mentions(*b->rhs, name);
-    if (const auto* u = std::get_if<ast::Unary>(&e.node)) return source_mentions(*u->operand, name);
-    return false;
-  }
-
-  void flag(const ast::FlagDecl& f) const {
-    NameEnv env = row_env();
-    if (!f.pairings.empty()) {
-      env.names.insert({"a", "b"});
-      std::set<std::string> side = dims_;
-      side.insert(factors_.begin(), factors_.end());
-      side.insert({"model", "arm"});
-      env.fields["a"] = side;
-      env.fields["b"] = side;
-    }
-    for (const auto& p : f.pairings) pairing(p);
-    names(f.when, env);
-  }
-
-  void pairing(const ast::Pairing& p) const {
-    int factor = spec_.factor_index(p.factor.name);
-    if (factor < 0) {
-      diags_.error(p.factor.range, with_suggestion(fmt::format("unknown factor '{}'", p.factor.name), p.factor.name, list(factors_)));
-      return;
-    }
-    for (const ast::Ident* l : {&p.a, &p.b}) {
-      if (spec_.factors[factor].level_index(l->name) < 0)
-        diags_.error(l->range, with_suggestion(fmt::format("'{}' is not a level of factor '{}'", l->name, p.factor.name),
-                                               l->name, spec_.factors[factor].level_names()));
-    }
-    if (p.a.name == p.b.name) diags_.error(p.b.range, "a pair compares two different levels");
-  }
-
-  // `by`, `pairs`, `within`: factors, model, arm, seed or seed fields.
-  void grouping(const ast::Ident& id) const {
-    if (factors_.count(id.name) || seed_fields_.count(id.name) || id.name == "model" || id.name == "arm" || id.name == "seed" ||
-        id.name == "cell" || spec_.is_model_group(id.name))
-      return;
-    std::vector<std::string> all = list(factors_);
-    all.insert(all.end(), seed_fields_.begin(), seed_fields_.end());
-    all.insert(all.end(), {"model", "arm", "seed"});
-    diags_.error(id.range, with_suggestion(fmt::format("'{}' is neither a factor nor a seed field", id.name), id.name, all));
-  }
-
-  void grouping_expr(const ast::Expr& e) const {
-    if (const auto* n = std::get_if<ast::Name>(&e.node)) {
-      grouping(ast::Ident{n->name, e.range});
-    } else if (const auto* b = std::get_if<ast::Binary>(&e.node); b && b->op == "*") {
-      grouping_expr(*b->lhs);
-      grouping_expr(*b->rhs);
-    } else {
-      diags_.error(e.range, "expected a factor or seed field name");
-    }
-  }
-
-  void contrast(const ast::ContrastDecl& c) const {
-    NameEnv env;
-    env.allow_cells = true;
-    env.names = dims_;
-    names(c.value, env);
-    for (const auto& id : c.by) grouping(id);
-    if (c.where) names(*c.where, row_env());
-  }
-
-  void dim_arg(const ast::Expr& e) const {
-    const auto* n = std::get_if<ast::Name>(&e.node);
-    if (!n) {
-      diags_.error(e.range, "expected a rubric dimension");
-    } else if (!dims_.count(n->name)) {
-      diags_.error(e.range, with_suggestion(fmt::format("'{}' is not a rubric dimension", n->name), n->name, list(dims_)));
-    }
-  }
-
-  void level_of(const std::string& factor_name, const ast::Expr& e) const {
-    const auto* n = std::get_if<ast::Name>(&e.node);
-    if (factor_name == "arm") {
-      if (!n || !arms_.count(n->name)) diags_.error(e.range, with_suggestion(fmt::format("'{}' is not an arm", n ? n->name : "?"),
-                                                                             n ? n->name : "", list(arms_)));
-      return;
-    }
-    if (factor_name == "model") {
-      if (!n || !models_.count(n->name)) diags_.error(e.range, with_suggestion(fmt::format("'{}' is not a model", n ? n->name : "?"),
-                                                                               n ? n->name : "", list(models_)));
-      return;
-    }
-    int f = spec_.factor_index(factor_name);
-    if (f < 0) return;  // reported by the caller
-    if (!n || spec_.factors[f].level_index(n->name) < 0)
-      diags_.error(e.range, with_suggestion(fmt::format("'{}' is not a level of factor '{}'", n ? n->name : "?", factor_name),
-                                            n ? n->name : "", spec_.factors[f].level_names()));
-  }
-
-  void analysis(const ast::AnalysisDecl& a) const {
-    static const std::map<std::string, std::set<std::string>> kOptions = {
-        {"lmm", {"where", "reference"}},
-        {"clmm", {"where", "reference"}},
-        {"wilcoxon", {"compare", "pairs", "within", "where", "adjust", "effect"}},
-        {"paired", {"compare", "by", "pairs", "where", "patterns"}},
-        {"spearman", {"by", "against", "where"}},
-        {"agreement", {"raters", "by", "where"}},
-        {"criteria", {"rater", "compare", "by", "where"}}};
-    auto kind = kOptions.find(a.kind.name);
-    if (kind == kOptions.end()) {
-      std::string message = with_suggestion(fmt::format("unknown analysis '{}'", a.kind.name), a.kind.name,
-                                            {"lmm", "clmm", "wilcoxon", "paired", "spearman", "agreement", "criteria"});
-      if (message.find("did you mean") == std::string::npos)
-        message += "; analyses are lmm, clmm, wilcoxon, paired, spearman, agreement and criteria";
-      diags_.error(a.kind.range, message);
-      return;
-    }
-    if (a.kind.name == "lmm" || a.kind.name == "clmm") {
-      const std::string& k = a.kind.name;
-      if (!a.formula) {
-        diags_.error(a.kind.range, fmt::format("{} needs a formula: {}(D3 ~ a * b + (1 | seed))", k, k));
-      } else {
-        dim_arg(ast::Expr{ast::Name{a.formula->response.name}, a.formula->response.range});
-        int random = 0;
-        for (const auto& t : a.formula->terms) {
-          if (t.group) {
-            // clmm fits one random intercept (one integral per group); crossed ones would
-            // need a multivariate Laplace approximation it does not implement
-            if (k == "clmm" && random == 1)
-              diags_.error(t.group->range, "clmm takes one random intercept, e.g. (1 | seed); a second is not supported");
-            ++random;
-            grouping(*t.group);
-          }
-          for (const auto& v : t.vars) {
-            if (factors_.count(v.name) || seed_fields_.count(v.name) || v.name == "model" || v.name == "arm") continue;
-            std::vector<std::string> all = list(factors_);
-            all.insert(all.end(), seed_fields_.begin(), seed_fields_.end());
-            all.insert(all.end(), {"model", "arm"});
-            diags_.error(v.range, with_suggestion(fmt::format("{} term '{}' is neither a factor nor a seed field", k, v.name),
-                                                  v.name, all));
-          }
-        }
-        if (!random)
-          diags_.error(a.formula->range, fmt::format("{} needs {} random intercept, e.g. (1 | seed)", k,
-                                                     k == "clmm" ? "a" : "at least one"));
-      }
-    } else {
-      if (a.formula) diags_.error(a.formula->range, fmt::format("{} takes dimensions, not a formula", a.kind.name));
-      if (a.args.empty() && !a.formula && a.kind.name != "criteria")
-        diags_.error(a.kind.range, fmt::format("{} needs at least one rubric dimension", a.kind.name));
-      if (!a.args.empty() && a.kind.name == "criteria")
-        diags_.error(a.args.front().range, "criteria() reads the criteria of a rater, not dimensions: criteria() { rater NAME }");
-      for (const auto& arg : a.args) dim_arg(arg);
-    }
-    const bool has_compare =
-        std::any_of(a.options.begin(), a.options.end(), [](const ast::AnalysisOption& o) { return o.key.name == "compare"; });
-    if (a.kind.name == "wilcoxon" && !has_compare)
-      diags_.error(a.kind.range, "wilcoxon needs the levels it compares: compare FACTOR: a vs b, e.g. compare condition: "
-                                 "A vs B");
-    if (a.kind.name == "paired" && !has_compare)
-      diags_.error(a.kind.range, "paired needs the arms it compares: compare arm: a vs b, e.g. compare arm: mitigation "
-                                 "vs baseline");
-    const bool has_raters =
-        std::any_of(a.options.begin(), a.options.end(), [](const ast::AnalysisOption& o) { return o.key.name == "raters"; });
-    if (a.kind.name == "agreement" && !has_raters)
-      diags_.error(a.kind.range, "agreement needs the raters it compares: raters judge_a, judge_b");
-    for (const auto& o : a.options) {
-      if (!kind->second.count(o.key.name)) {
-        diags_.error(o.key.range, with_suggestion(fmt::format("unknown option '{}' for {}", o.key.name, a.kind.name),
-                                                  o.key.name, list(kind->second)));
-        continue;
-      }
-      option(a, o);
-    }
-  }
-
-  void option(const ast::AnalysisDecl& a, const ast::AnalysisOption& o) const {
-    const std::string& k = o.key.name;
-    if (k == "where") {
-      for (const auto& v : o.values) names(v.value, row_env());
-    } else if (k == "reference") {
-      for (const auto& v : o.values) {
-        if (!v.label) {
-          diags_.error(v.range, "write 'reference factor: level'");
-          continue;
-        }
-        if (!factors_.count(v.label->name) && !seed_fields_.count(v.label->name) && v.label->name != "model" &&
-            v.label->name != "arm") {
-          diags_.error(v.label->range, with_suggestion(fmt::format("unknown factor '{}'", v.label->name), v.label->name, list(factors_)));
-          continue;
-        }
-        if (factors_.count(v.label->name) || v.label->name == "model" || v.label->name == "arm") level_of(v.label->name, v.value);
-      }
-    } else if (k == "compare") {
-      std::string factor;
-      for (const auto& v : o.values) {
-        if (v.label) factor = v.label->name;
-        if (factor.empty()) {
-          diags_.error(v.range, "write 'compare factor: a vs b'");
-          continue;
-        }
-        if (!factors_.count(factor) && factor != "arm" && factor != "model") {
-          diags_.error(v.label ? v.label->range : v.range, with_suggestion(fmt::format("unknown factor '{}'", factor), factor, list(factors_)));
-          continue;
-        }
-        if (a.kind.name == "paired" && factor != "arm") diags_.error(v.range, "paired compares arms: compare arm: a vs b");
-        if (!v.versus) {
-          diags_.error(v.range, "write 'a vs b'");
-          continue;
-        }
-        level_of(factor, v.value);
-        level_of(factor, *v.versus);
-      }
-    } else if (k == "pairs" || k == "within" || k == "by") {
-      for (const auto& v : o.values) grouping_expr(v.value);
-    } else if (k == "adjust") {
-      std::string w = option_word(o.values);
-      if (w != "bh" && w != "bonferroni" && w != "none") diags_.error(o.range, "adjust must be bh, bonferroni or none");
-    } else if (k == "effect") {
-      std::string w = option_word(o.values);
-      if (w != "cohen_dz" && w != "none") diags_.error(o.range, "effect must be cohen_dz or none");
-    } else if (k == "against") {
-      const auto* c = o.values.empty() ? nullptr : std::get_if<ast::Call>(&o.values[0].value.node);
-      if (!c || (c->callee.name != "csv" && c->callee.name != "jsonl") || c->args.size() != 1 ||
-          !std::holds_alternative<ast::StringLit>(c->args[0].node))
-        diags_.error(o.range, "against needs a data file: against csv(\"scores.csv\") { model = model_column ... }");
-    } else if (k == "raters") {
-      raters(a, o);
-    } else if (k == "patterns") {
-      NameEnv env;
-      env.names = {"delta"};
-      env.fields["delta"] = dims_;
-      for (const auto& v : o.values) names(v.value, env);
-    }
-  }
-
-  // `raters a, b, c` (or `raters a vs b`): at least two distinct judges or panels, each
-  // applying a rubric that has every dimension the analysis names.
-  void raters(const ast::AnalysisDecl& a, const ast::AnalysisOption& o) const {
-    std::vector<std::string> known;
-    for (const auto& j : spec_.judges) known.push_back(j.name);
-    for (const auto& p : spec_.panels) known.push_back(p.name);
-    std::set<std::string> seen;
-    std::size_t count = 0;
-    auto one = [&](const ast::Expr& e) {
-      const std::string name = rater_name(e);
-      ++count;
-      const bool human = is_human_rater(name);
-      if (!human && (name.empty() || std::find(known.begin(), known.end(), name) == known.end())) {
-        diags_.error(e.range, with_suggestion(fmt::format("'{}' is neither a judge, a panel, human nor human.NAME",
-                                                          name.empty() ? "?" : name),
-                                              name, known));
-        return;
-      }
-      if (!seen.insert(name).second) {
-        diags_.error(e.range, fmt::format("rater '{}' is named twice", name));
-        return;
-      }
-      if (human) return;  // people score the analyses' rubric
-      const int j = spec_.judge_index(name);
-      const std::string rubric = j >= 0 ? spec_.judges[static_cast<std::size_t>(j)].rubric : spec_.find_panel(name)->rubric;
-      const ast::RubricDecl* r = spec_.find_rubric(rubric);
-      if (!r) return;
-      for (const auto& arg : a.args) {
-        const std::string dim = name_of_expr(arg);
-        const ast::DimDecl* found = nullptr;
-        for (const auto& d : r->dims)
-          if (d.name.name == dim) found = &d;
-        if (!dim.empty() && !found)
-          diags_.error(e.range, fmt::format("rater '{}' applies rubric '{}', which has no dimension {}", name, rubric, dim));
-        else if (found && found->human_only())
-          diags_.error(e.range, fmt::format("rater '{}' does not score {}: only people do (scored by human)", name, dim));
-      }
-    };
-    for (const auto& v : o.values) {
-      one(v.value);
-      if (v.versus) one(*v.versus);
-    }
-    if (count < 2) diags_.error(o.range, "agreement compares at least two raters: raters judge_a, judge_b");
-  }
-
-  static std::string name_of_expr(const ast::Expr& e) {
-    const auto* n = std::get_if<ast::Name>(&e.node);
-    return n ? n->name : "";
-  }
-
-  void report(const ast::ReportDecl& r) const {
-    std::set<std::string> contrasts, analyses, lmms, paireds, flags;
-    for (const auto& c : spec_.contrasts) contrasts.insert(c.name.name);
-    for (const auto& a : spec_.analyses) {
-      analyses.insert(a.name.name);
-      if (a.kind.name == "lmm" || a.kind.name == "clmm") lmms.insert(a.name.name);
-      if (a.kind.name == "paired") paireds.insert(a.name.name);
-    }
-    for (const auto& f : spec_.flags) flags.insert(f.name.name);
-    std::set<std::string> plain_fields;  // one value per seed: what seeds(...) can count by
-    for (const auto& f : spec_.seed_fields)
-      if (f.index_factor < 0) plain_fields.insert(f.name);
-    static const std::set<std::string> kinds = {"table", "figure", "text", "section"};
-    for (const auto& item : r.items) {
-      if (item.change != ast::ItemChange::add) continue;  // a change with no base's item: check_report_items
-      if (!kinds.count(item.kind.name)) {
-        diags_.error(item.kind.range, with_suggestion(fmt::format("unknown report item '{}'", item.kind.name), item.kind.name, list(kinds)));
-        continue;
-      }
-      if (item.kind.name == "text" || item.kind.name == "section") {
-        if (!item.content || !std::holds_alternative<ast::StringLit>(item.content->node))
-          diags_.error(item.kind.range, fmt::format("'{}' takes a string", item.kind.name));
-        continue;
-      }
-      const auto* c = item.content ? std::get_if<ast::Call>(&item.content->node) : nullptr;
-      if (!c) {
-        diags_.error(item.content->range, "expected a table or figure such as means(D3) or contrasts(DTI_core)");
-        continue;
-      }
-      // What each content takes as arguments, and which options besides `title`.
-      struct Content {
-        const std::set<std::string>* allowed;
-        const char* what;
-        std::set<std::string> options;
-      };
-      const std::map<std::string, Content> contents = {
-          {"means", {&dims_, "dimensions", {"by", "where"}}},
-          {"bars", {&dims_, "dimensions", {"by", "where"}}},
-          {"contrasts", {&contrasts, "contrasts", {"by", "where"}}},
-          {"analysis", {&analyses, "analyses", {"by", "where"}}},
-          {"coefficients", {&lmms, "lmm or clmm analyses", {"terms"}}},
-          {"deltas", {&paireds, "paired analyses", {}}},
-          {"flags", {&flags, "flags", {"by", "where", "delta", "split"}}},
-          {"seeds", {&plain_fields, "seed fields", {}}}};
-      auto content = contents.find(c->callee.name);
-      if (content == contents.end()) {
-        std::set<std::string> names;
-        for (const auto& [name, _] : contents) names.insert(name);
-        diags_.error(c->callee.range, with_suggestion(fmt::format("unknown {} '{}'", item.kind.name, c->callee.name),
-                                                      c->callee.name, list(names)));
-        continue;
-      }
-      if (c->callee.name == "coefficients" && item.kind.name != "table")
-        diags_.error(item.kind.range, "coefficients are a table: write `table coefficients(...)`");
-      const std::set<std::string>& allowed = *content->second.allowed;
-      for (const auto& arg : c->args) {
-        const auto* n = std::get_if<ast::Name>(&arg.node);
-        if (n && c->callee.name == "seeds" && n->name != "id" && seed_fields_.count(n->name) && !allowed.count(n->name)) {
-          diags_.error(arg.range, fmt::format("seeds({}): '{}' has a value per level of a factor, not one per seed to count "
-                                              "seeds by",
-                                              n->name, n->name));
-          continue;
-        }
-        if (!n || !allowed.count(n->name))
-          diags_.error(arg.range, with_suggestion(fmt::format("'{}' is not one of the spec's {}", n ? n->name : "expression",
-                                                              content->second.what),
-                                                  n ? n->name : "", list(allowed)));
-      }
-      if (c->callee.name == "seeds" && c->args.empty())
-        diags_.error(c->callee.range, "seeds() needs a seed field to count the seeds by, e.g. seeds(category)");
-      for (const auto& o : item.options) {
-        const std::string& key = o.key.name;
-        if (c->callee.name == "seeds" && (key == "by" || key == "where")) {
-          // results.json counts the seeds once, over every analysed answer.
-          diags_.error(o.key.range, fmt::format("seeds(...) takes no '{}': it counts every seed the analysed answers cover",
-                                                key));
-        } else if (key != "title" && !content->second.options.count(key)) {
-          std::set<std::string> known = content->second.options;
-          known.insert("title");
-          diags_.error(o.key.range, with_suggestion(fmt::format("unknown option '{}' of {}", key, c->callee.name), key, list(known)));
-        } else if (key == "by") {
-          for (const auto& v : o.values) grouping_expr(v.value);
-        } else if (key == "where") {
-          for (const auto& v : o.values) names(v.value, row_env());
-        } else if (key == "delta" || key == "split") {
-          for (const auto& v : o.values) {
-            if (v.label && !std::any_of(c->args.begin(), c->args.end(), [&](const ast::Expr& arg) {
-                  const auto* n = std::get_if<ast::Name>(&arg.node);
-                  return n && n->name == v.label->name;
-                }))
-              diags_.error(v.label->range, fmt::format("'{}' is not one of this table's flags", v.label->name));
-            const auto* n = std::get_if<ast::Name>(&v.value.node);
-            if (!n || !dims_.count(n->name))
-              diags_.error(v.value.range, with_suggestion(fmt::format("'{}' of '{}' is not a dimension of the rubric",
-                                                                      n ? n->name : "expression", key),
-                                                          n ? n->name : "", list(dims_)));
-          }
-        } else if (key == "terms") {
-          for (const auto& v : o.values) grouping_expr(v.value);
-        }
-      }
-    }
-  }
-
-  const Spec& spec_;
-  Diagnostics& diags_;
-  std::set<std::string> dims_, factors_, levels_, seed_fields_, models_, arms_;
-};
-
 }  // namespace
+
+Checker::Checker(const Spec& spec, Diagnostics& diags) : spec_(spec), diags_(diags) {
+  for (const auto& r : spec.rubrics)
+    for (const auto& d : r.dims) dims_.insert(d.name.name);
+  for (const auto& f : spec.factors) {
+    factors_.insert(f.name);
+    for (const auto& l : f.levels) levels_.insert(l.name.name);
+  }
+  for (const auto& f : spec.seed_fields) seed_fields_.insert(f.name);
+  seed_fields_.insert("id");
+  for (const auto& m : spec.models) models_.insert(m.name);
+  for (const auto& a : spec.arms) arms_.insert(a.name);
+}
+
+/// A condition on a score row; `no_scores`: why it may not read a dimension (empty: it may).
+void Checker::row_condition(const ast::Expr& e, const std::string& no_scores) const {
+  NameEnv env = row_env();
+  if (!no_scores.empty()) {
+    for (const auto& d : dims_) env.names.erase(d);
+    env.dims.clear();
+    env.dims_forbidden = no_scores;
+  }
+  names(e, env);
+}
+
+void Checker::run() {
+  for (const auto& r : spec_.rubrics) rubric(r);
+  for (const auto& f : spec_.flags) flag(f);
+  for (const auto& c : spec_.contrasts) contrast(c);
+  for (const auto& a : spec_.analyses) analysis(a);
+  for (const auto& r : spec_.reports) report(r);
+}
+
+// Names a score row has: dimensions, factors, model, arm, seed, checklist, levels.
+NameEnv Checker::row_env() const {
+  NameEnv env;
+  env.names = dims_;
+  env.names.insert(factors_.begin(), factors_.end());
+  env.names.insert({"model", "arm", "seed", "checklist"});
+  env.names.insert(models_.begin(), models_.end());
+  env.names.insert(arms_.begin(), arms_.end());
+  env.fields["seed"] = seed_fields_;
+  env.fields["checklist"] = std::set<std::string>(spec_.checklist_fields.begin(), spec_.checklist_fields.end());
+  env.dims = dims_;
+  return env;
+}
+
+void Checker::names(const ast::Expr& e, const NameEnv& env) const {
+  std::visit(
+      [&](const auto& n) {
+        using T = std::decay_t<decltype(n)>;
+        if constexpr (std::is_same_v<T, ast::Name>) {
+          if (!env.dims_forbidden.empty() && dims_.count(n.name)) {
+            diags_.error(e.range, fmt::format("'{}' is a score: {}", n.name, env.dims_forbidden));
+          } else if (!env.names.count(n.name) && !levels_.count(n.name)) {
+            std::vector<std::string> all = list(env.names);
+            all.insert(all.end(), levels_.begin(), levels_.end());
+            diags_.error(e.range, with_suggestion(fmt::format("unknown name '{}'", n.name), n.name, all));
+          }
+        } else if constexpr (std::is_same_v<T, ast::Field>) {
+          const auto* base = std::get_if<ast::Name>(&n.base->node);
+          if (base && env.fields.count(base->name) && env.names.count(base->name)) {
+            const auto& allowed = env.fields.at(base->name);
+            if (!allowed.empty() && !allowed.count(n.field.name)) {
+              diags_.error(n.field.range, with_suggestion(fmt::format("'{}' has no field '{}'", base->name, n.field.name),
+                                                          n.field.name, list(allowed)));
+            }
+          } else {
+            names(*n.base, env);
+          }
+        } else if constexpr (std::is_same_v<T, ast::CellSelect>) {
+          cell_select(n, e, env);
+        } else if constexpr (std::is_same_v<T, ast::Call>) {
+          if (!kFunctions.count(n.callee.name))
+            diags_.error(n.callee.range, with_suggestion(fmt::format("unknown function '{}'", n.callee.name),
+                                                         n.callee.name, list(kFunctions)));
+          for (const auto& a : n.args) names(a, env);
+        } else if constexpr (std::is_same_v<T, ast::Unary>) {
+          names(*n.operand, env);
+        } else if constexpr (std::is_same_v<T, ast::Binary>) {
+          names(*n.lhs, env);
+          names(*n.rhs, env);
+        } else if constexpr (std::is_same_v<T, ast::IfExpr>) {
+          names(*n.cond, env);
+          names(*n.then_branch, env);
+          names(*n.else_branch, env);
+        } else if constexpr (std::is_same_v<T, ast::ListLit>) {
+          for (const auto& i : n.items) names(i, env);
+        } else if constexpr (std::is_same_v<T, ast::RangeLit>) {
+          names(*n.lo, env);
+          names(*n.hi, env);
+        }
+      },
+      e.node);
+}
+
+void Checker::cell_select(const ast::CellSelect& s, const ast::Expr& e, const NameEnv& env) const {
+  const auto* base = std::get_if<ast::Name>(&s.base->node);
+  if (!env.allow_cells) {
+    diags_.error(e.range, "a cell selection like D3[zh, low] is allowed in contrasts only");
+    return;
+  }
+  if (!base || !dims_.count(base->name)) {
+    diags_.error(s.base->range, with_suggestion(fmt::format("'{}' is not a rubric dimension", base ? base->name : "expression"),
+                                                base ? base->name : "", list(dims_)));
+  }
+  std::set<int> used;
+  for (const auto& item : s.items) {
+    int factor = -1;
+    if (item.factor) {
+      factor = spec_.factor_index(item.factor->name);
+      if (factor < 0) {
+        diags_.error(item.factor->range, with_suggestion(fmt::format("unknown factor '{}'", item.factor->name),
+                                                         item.factor->name, list(factors_)));
+        continue;
+      }
+      if (spec_.factors[factor].level_index(item.level.name) < 0) {
+        diags_.error(item.level.range, with_suggestion(fmt::format("'{}' is not a level of factor '{}'", item.level.name,
+                                                                   item.factor->name),
+                                                       item.level.name, spec_.factors[factor].level_names()));
+        continue;
+      }
+    } else {
+      bool ambiguous = false;
+      for (std::size_t f = 0; f < spec_.factors.size() && !ambiguous; ++f) {
+        if (spec_.factors[f].level_index(item.level.name) < 0) continue;
+        if (factor >= 0) {
+          diags_.error(item.level.range, fmt::format("level '{}' is ambiguous: it belongs to '{}' and '{}'; write "
+                                                     "factor={}", item.level.name, spec_.factors[factor].name,
+                                                     spec_.factors[f].name, item.level.name));
+          ambiguous = true;
+        }
+        factor = static_cast<int>(f);
+      }
+      if (ambiguous) continue;
+      if (factor < 0) {
+        diags_.error(item.level.range, with_suggestion(fmt::format("'{}' is not a level of any factor", item.level.name),
+                                                       item.level.name, list(levels_)));
+        continue;
+      }
+    }
+    if (!used.insert(factor).second)
+      diags_.error(item.level.range, fmt::format("factor '{}' is selected twice", spec_.factors[factor].name));
+  }
+}
+
+void Checker::rubric(const ast::RubricDecl& r) const {
+  double lo = 1, hi = 5;
+  if (r.scale) {
+    const auto* range = std::get_if<ast::RangeLit>(&r.scale->node);
+    const auto* a = range ? std::get_if<ast::NumberLit>(&range->lo->node) : nullptr;
+    const auto* b = range ? std::get_if<ast::NumberLit>(&range->hi->node) : nullptr;
+    if (!a || !b || a->value >= b->value) diags_.error(r.scale->range, "scale must be a range of integers like 1..5");
+    else lo = a->value, hi = b->value;
+  }
+  if (r.worst && r.worst->name != "high" && r.worst->name != "low")
+    diags_.error(r.worst->range, "worst must be 'high' or 'low'");
+  std::set<std::string> seen;
+  NameEnv env;
+  env.names = {"checklist"};
+  for (const auto& d : r.dims) env.names.insert(d.name.name);
+  env.fields["checklist"] = std::set<std::string>(spec_.checklist_fields.begin(), spec_.checklist_fields.end());
+  for (const auto& d : r.dims) {
+    if (!seen.insert(d.name.name).second) {
+      diags_.error(d.name.range, fmt::format("dimension '{}' appears twice in rubric '{}'", d.name.name, r.name.name));
+    }
+    std::set<double> scores;
+    for (const auto& a : d.anchors) {
+      const auto* n = std::get_if<ast::NumberLit>(&a.score.node);
+      if (!n || n->value < lo || n->value > hi)
+        diags_.error(a.score.range, fmt::format("anchor score is outside the scale {}..{}", lo, hi));
+      else if (!scores.insert(n->value).second)
+        diags_.error(a.score.range, fmt::format("score {} has two anchors", n->text));
+    }
+    if (d.na_when) names(*d.na_when, env);
+    if (d.scored_by && d.scored_by->name != "judge" && d.scored_by->name != "human" && d.scored_by->name != "both")
+      diags_.error(d.scored_by->range, with_suggestion(fmt::format("'scored by {}': a dimension is scored by judge, "
+                                                                   "human or both",
+                                                                   d.scored_by->name),
+                                                       d.scored_by->name, {"judge", "human", "both"}));
+    // The judge cannot apply an N/A rule that reads what only people score.
+    if (d.na_when && !d.human_only())
+      for (const auto& other : r.dims)
+        if (other.human_only() && source_mentions(*d.na_when, other.name.name))
+          diags_.error(d.na_when->range, fmt::format("{}'s N/A rule reads {}, which only people score; the judge "
+                                                     "cannot apply it",
+                                                     d.name.name, other.name.name));
+    if (d.against) {
+      const auto* f = std::get_if<ast::Field>(&d.against->node);
+      const auto* base = f ? std::get_if<ast::Name>(&f->base->node) : nullptr;
+      if (!base || base->name != "checklist")
+        diags_.error(d.against->range, "'against' names a checklist field, e.g. checklist.required_elements");
+      else if (!spec_.checklist_fields.empty() &&
+               std::find(spec_.checklist_fields.begin(), spec_.checklist_fields.end(), f->field.name) == spec_.checklist_fields.end())
+        diags_.error(f->field.range, with_suggestion(fmt::format("checklists have no field '{}'", f->field.name),
+                                                     f->field.name, spec_.checklist_fields));
+    }
+  }
+  std::set<std::string> ordered;
+  for (const auto& step : r.order) {
+    for (const auto& id : step) {
+      if (!seen.count(id.name))
+        diags_.error(id.range, with_suggestion(fmt::format("'{}' is not a dimension of rubric '{}'", id.name, r.name.name),
+                                               id.name, list(seen)));
+      else if (!ordered.insert(id.name).second)
+        diags_.error(id.range, fmt::format("dimension '{}' appears twice in the scoring order", id.name));
+    }
+  }
+  if (!r.order.empty()) order_complete(r, ordered);
+}
+
+// With an `order`, every dimension the judge scores is in one of its steps, and an N/A
+// rule reads only dimensions of earlier steps (those of its own step are scored with it).
+void Checker::order_complete(const ast::RubricDecl& r, const std::set<std::string>& ordered) const {
+  std::map<std::string, std::size_t> step_of;
+  for (std::size_t s = 0; s < r.order.size(); ++s)
+    for (const auto& id : r.order[s]) step_of.emplace(id.name, s);
+  for (const auto& d : r.dims) {
+    if (!d.asked_of_judge()) continue;
+    if (!ordered.count(d.name.name)) {
+      diags_.error(d.name.range, fmt::format("dimension '{}' is in no step of the order of rubric '{}', so the judge is never "
+                                             "asked for it; add it to a step",
+                                             d.name.name, r.name.name));
+      continue;
+    }
+    if (!d.na_when) continue;
+    std::vector<std::pair<std::string, SourceRange>> read;
+    names_read(*d.na_when, read);
+    const std::size_t own = step_of.at(d.name.name);
+    for (const auto& [name, at] : read) {
+      auto other = step_of.find(name);
+      if (other == step_of.end() || other->second < own) continue;
+      diags_.error(at, fmt::format("{}'s N/A rule reads {}, which is scored {} (order: step {} of {}); it may read only "
+                                   "dimensions of earlier steps",
+                                   d.name.name, name, other->second == own ? "in the same step" : "in a later step",
+                                   other->second + 1, r.order.size()));
+    }
+  }
+}
+
+// Whether `e` names `name` anywhere (a dimension read by a condition).
+bool Checker::source_mentions(const ast::Expr& e, const std::string& name) {
+  if (const auto* n = std::get_if<ast::Name>(&e.node)) return n->name == name;
+  if (const auto* b = std::get_if<ast::Binary>(&e.node)) return source_mentions(*b->lhs, name) || source_mentions(*b->rhs, name);
+  if (const auto* u = std::get_if<ast::Unary>(&e.node)) return source_mentions(*u->operand, name);
+  return false;
+}
+
+void Checker::flag(const ast::FlagDecl& f) const {
+  NameEnv env = row_env();
+  if (!f.pairings.empty()) {
+    env.names.insert({"a", "b"});
+    std::set<std::string> side = dims_;
+    side.insert(factors_.begin(), factors_.end());
+    side.insert({"model", "arm"});
+    env.fields["a"] = side;
+    env.fields["b"] = side;
+  }
+  for (const auto& p : f.pairings) pairing(p);
+  names(f.when, env);
+}
+
+void Checker::pairing(const ast::Pairing& p) const {
+  int factor = spec_.factor_index(p.factor.name);
+  if (factor < 0) {
+    diags_.error(p.factor.range, with_suggestion(fmt::format("unknown factor '{}'", p.factor.name), p.factor.name, list(factors_)));
+    return;
+  }
+  for (const ast::Ident* l : {&p.a, &p.b}) {
+    if (spec_.factors[factor].level_index(l->name) < 0)
+      diags_.error(l->range, with_suggestion(fmt::format("'{}' is not a level of factor '{}'", l->name, p.factor.name),
+                                             l->name, spec_.factors[factor].level_names()));
+  }
+  if (p.a.name == p.b.name) diags_.error(p.b.range, "a pair compares two different levels");
+}
+
+// `by`, `pairs`, `within`: factors, model, arm, seed or seed fields.
+void Checker::grouping(const ast::Ident& id) const {
+  if (factors_.count(id.name) || seed_fields_.count(id.name) || id.name == "model" || id.name == "arm" || id.name == "seed" ||
+      id.name == "cell" || spec_.is_model_group(id.name))
+    return;
+  std::vector<std::string> all = list(factors_);
+  all.insert(all.end(), seed_fields_.begin(), seed_fields_.end());
+  all.insert(all.end(), {"model", "arm", "seed"});
+  diags_.error(id.range, with_suggestion(fmt::format("'{}' is neither a factor nor a seed field", id.name), id.name, all));
+}
+
+void Checker::grouping_expr(const ast::Expr& e) const {
+  if (const auto* n = std::get_if<ast::Name>(&e.node)) {
+    grouping(ast::Ident{n->name, e.range});
+  } else if (const auto* b = std::get_if<ast::Binary>(&e.node); b && b->op == "*") {
+    grouping_expr(*b->lhs);
+    grouping_expr(*b->rhs);
+  } else {
+    diags_.error(e.range, "expected a factor or seed field name");
+  }
+}
+
+void Checker::contrast(const ast::ContrastDecl& c) const {
+  NameEnv env;
+  env.allow_cells = true;
+  env.names = dims_;
+  names(c.value, env);
+  for (const auto& id : c.by) grouping(id);
+  if (c.where) names(*c.where, row_env());
+}
+
+void Checker::dim_arg(const ast::Expr& e) const {
+  const auto* n = std::get_if<ast::Name>(&e.node);
+  if (!n) {
+    diags_.error(e.range, "expected a rubric dimension");
+  } else if (!dims_.count(n->name)) {
+    diags_.error(e.range, with_suggestion(fmt::format("'{}' is not a rubric dimension", n->name), n->name, list(dims_)));
+  }
+}
+
+void Checker::level_of(const std::string& factor_name, const ast::Expr& e) const {
+  const auto* n = std::get_if<ast::Name>(&e.node);
+  if (factor_name == "arm") {
+    if (!n || !arms_.count(n->name)) diags_.error(e.range, with_suggestion(fmt::format("'{}' is not an arm", n ? n->name : "?"),
+                                                                           n ? n->name : "", list(arms_)));
+    return;
+  }
+  if (factor_name == "model") {
+    if (!n || !models_.count(n->name)) diags_.error(e.range, with_suggestion(fmt::format("'{}' is not a model", n ? n->name : "?"),
+                                                                             n ? n->name : "", list(models_)));
+    return;
+  }
+  int f = spec_.factor_index(factor_name);
+  if (f < 0) return;  // reported by the caller
+  if (!n || spec_.factors[f].level_index(n->name) < 0)
+    diags_.error(e.range, with_suggestion(fmt::format("'{}' is not a level of factor '{}'", n ? n->name : "?", factor_name),
+                                          n ? n->name : "", spec_.factors[f].level_names()));
+}
+
+}  // namespace check_detail
+
+using check_detail::Checker;
 
 // Every bare name `e` reads, with where it is read.
 void names_read(const ast::Expr& e, std::vector<std::pair<std::string, SourceRange>>& out) {
@@ -706,3 +401,4 @@ void check_row_condition(const Spec& spec, const ast::Expr& condition, const std
 }
 
 }  // namespace mirac
+
