@@ -299,7 +299,9 @@ struct override_equals : one<'='> {};
 struct report_override : seq<TAO_PEGTL_KEYWORD("override"), ws, must<ident>, ws, must<overridden_item>, ws, must<override_equals>, ws,
                              must<expr>, opt<ws, options_block>> {};
 struct removed_item : ident {};
-struct report_remove : seq<TAO_PEGTL_KEYWORD("remove"), ws, must<removed_item>> {};
+// The name is on the line of `remove`: one left out is reported there, not at the next
+// line's `}`, and the next item's keyword (`table`) is never taken for the name.
+struct report_remove : seq<TAO_PEGTL_KEYWORD("remove"), star<sor<blank, block_comment>>, must<removed_item>> {};
 struct report_item : sor<report_override, report_remove, report_entry> {};
 struct report_decl : seq<TAO_PEGTL_KEYWORD("report"), ws, must<ident>, ws, must<lbrace>, ws, star<report_item, ws>, must<rbrace>> {};
 
