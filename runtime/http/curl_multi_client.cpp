@@ -176,6 +176,8 @@ void CurlMultiClient::submit(std::uint64_t tag, HttpRequest request) {
   curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);  // signals are unsafe with many threads/handles
   curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
   curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+  // A new connection is never re-sent by libcurl (it re-sends only on reused ones).
+  curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, request.fresh_connection ? 1L : 0L);
   curl_easy_setopt(e, CURLOPT_PRIVATE, t.get());
   if (!options_.no_proxy.empty()) curl_easy_setopt(e, CURLOPT_NOPROXY, options_.no_proxy.c_str());
   curl_easy_setopt(e, CURLOPT_VERBOSE, 0L);  // verbose output would print the auth header

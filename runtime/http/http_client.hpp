@@ -27,6 +27,11 @@ struct HttpRequest {
   std::size_t max_body_bytes = 0;
   /// "POST" (every chat request) or "GET" (a batch's state and its results).
   std::string method = "POST";
+  /// Sends it on a new connection. For a POST that must reach the server at most once per
+  /// decision of mirac's (a batch's creation, a file's upload): libcurl sends a request
+  /// again by itself, unlogged, when a reused connection dies before any byte of the
+  /// answer, although the server may have carried it out.
+  bool fresh_connection = false;
 };
 
 /// Why a transfer produced no HTTP response. `none` means an HTTP status arrived.

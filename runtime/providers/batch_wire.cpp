@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #include "runtime/providers/provider.hpp"
 
 namespace mirac {
@@ -34,8 +36,15 @@ HttpRequest request(const BatchEndpoint& at, std::string method, std::string url
   // busy server.
   r.timeout_s = 600;
   r.max_body_bytes = std::size_t{1} << 30;
+  // A POST that creates something (a file, a batch) goes on a connection of its own:
+  // libcurl sends a request again by itself when a reused connection dies before any
+  // byte of the answer, and a create the server carried out would then be paid twice.
+  r.fresh_connection = r.method == "POST";
   return r;
 }
+
+constexpr std::size_t kMaxCustomId = 64;
+constexpr std::size_t kMinHashChars = 12;
 
 std::string string_or(const Json& j, const char* key, const std::string& fallback = {}) {
   auto it = j.find(key);
@@ -103,6 +112,31 @@ RemoteBatch anthropic_batch(const Json& b) {
 
 }  // namespace
 
+std::string batch_custom_id(const std::string& local_id, std::size_t index, const std::string& request_hash) {
+  std::string id = local_id + "_" + std::to_string(index) + "_";
+  const std::size_t room = id.size() < kMaxCustomId ? kMaxCustomId - id.size() : 0;
+  id += request_hash.substr(0, std::max(room, kMinHashChars));
+  return id;
+}
+
+std::string batch_of_custom_id(const std::string& custom_id) {
+  const auto last = custom_id.rfind('_');
+  if (last == std::string::npos || last == 0) return "";
+  const auto middle = custom_id.rfind('_', last - 1);
+  if (middle == std::string::npos || middle == 0 || middle + 1 == last) return "";
+  for (std::size_t i = middle + 1; i < last; ++i)
+    if (custom_id[i] < '0' || custom_id[i] > '9') return "";
+  return custom_id.substr(0, middle);
+}
+
+bool custom_id_matches_hash(const std::string& custom_id, const std::string& request_hash) {
+  if (batch_of_custom_id(custom_id).empty()) return true;
+  const std::string part = custom_id.substr(custom_id.rfind('_') + 1);
+  // Its hash part is the hash's start, cut only where the id's length required.
+  return !part.empty() && (part.size() >= kMinHashChars || part.size() == request_hash.size()) &&
+         request_hash.compare(0, part.size(), part) == 0;
+}
+
 std::string openai_batch_jsonl(const std::vector<BatchItem>& items) {
   std::string out;
   for (const auto& item : items) {
@@ -154,6 +188,12 @@ HttpRequest anthropic_create_request(const BatchEndpoint& at, const std::vector<
   }
   body += "]}";
   return request(at, "POST", anthropic_batches_url(at.base_url), std::move(body));
+}
+
+HttpRequest batch_cancel_request(const BatchEndpoint& at, const std::string& remote_id) {
+  return request(at, "POST",
+                 at.protocol == WireProtocol::openai_chat ? openai_url(at.base_url, "/batches/" + remote_id + "/cancel")
+                                                          : anthropic_batches_url(at.base_url) + "/" + remote_id + "/cancel");
 }
 
 HttpRequest batch_poll_request(const BatchEndpoint& at, const std::string& remote_id) {

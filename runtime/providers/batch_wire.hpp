@@ -33,6 +33,17 @@ struct BatchItem {
 /// run killed between creating a batch and recording its id finds it again by this key.
 inline constexpr const char* kBatchMetadataKey = "mirac_batch";
 
+/// The id a request carries inside its batch: the store's batch id, the request's place
+/// in it and the start of the request's hash, as `<local_id>_<index>_<hash>`, at most 64
+/// characters of [A-Za-z0-9_-] (Anthropic's rule). A batch's results thereby prove whose
+/// they are, and each line which request it answers.
+std::string batch_custom_id(const std::string& local_id, std::size_t index, const std::string& request_hash);
+/// The store's batch id a custom id names; "" for the older form ("r0"), which names none.
+std::string batch_of_custom_id(const std::string& custom_id);
+/// Whether a custom id agrees with the hash of the request stored under it (the older
+/// form carries no hash: true).
+bool custom_id_matches_hash(const std::string& custom_id, const std::string& request_hash);
+
 /// OpenAI: the JSONL input file, one request per line, all for `/v1/chat/completions`.
 std::string openai_batch_jsonl(const std::vector<BatchItem>& items);
 /// OpenAI: POST <base>/files, multipart/form-data with purpose=batch and the JSONL file.
@@ -44,6 +55,8 @@ HttpRequest openai_create_request(const BatchEndpoint& at, const std::string& fi
 /// Anthropic: POST <base>/v1/messages/batches with every request inline.
 HttpRequest anthropic_create_request(const BatchEndpoint& at, const std::vector<BatchItem>& items);
 
+/// POST a request to cancel a batch (a duplicate that must not run).
+HttpRequest batch_cancel_request(const BatchEndpoint& at, const std::string& remote_id);
 /// GET the batch's state.
 HttpRequest batch_poll_request(const BatchEndpoint& at, const std::string& remote_id);
 /// GET one page of the account's batches, newest first (`after`: the last id of the page before).

@@ -20,9 +20,6 @@ constexpr std::uint64_t kBatchTags = std::uint64_t{1} << 62;
 // A request whose batch expired or was cancelled before it ran was not billed: it is sent
 // again, up to this attempt number, then left failed for a later run.
 constexpr int kMaxBatchAttempts = 10;
-// A batch the provider created before a killed run could record it is looked for among
-// those created this long before the store recorded it (clocks differ) and after.
-constexpr double kClockSlackS = 300;
 
 const char* kind_cause(BatchResult::Kind k) {
   switch (k) {
@@ -33,16 +30,6 @@ const char* kind_cause(BatchResult::Kind k) {
 }
 
 }  // namespace
-
-struct BatchRun::Open {
-  BatchRecord record;
-  RemoteBatch remote;  ///< what the last poll said
-  double next_poll = 0;
-  double reserved_usd = 0;  ///< the budget this run set aside for it
-  bool collected = false;
-};
-
-enum class CallResult { ok, unsure, rejected, stopped };
 
 BatchRun::BatchRun(BatchRunContext context) : c_(std::move(context)) {}
 BatchRun::~BatchRun() = default;
@@ -87,17 +74,13 @@ HttpResponse BatchRun::call(HttpRequest request, bool& ok) {
   return response;
 }
 
-namespace {
-
-/// What a failed control call means: worth another try, the request's fault, or the provider's.
 CallResult classify(const HttpResponse& r, const Interpretation& in) {
+  // What a failed control call means: worth another try, the request's fault, or the provider's.
   if (r.error != TransportError::none) return CallResult::unsure;
   if (r.status == 401 || r.status == 402 || r.status == 403 || in.verdict == Verdict::fatal_provider) return CallResult::stopped;
   if (r.status == 408 || r.status == 409 || r.status == 429 || r.status >= 500) return CallResult::unsure;
   return CallResult::rejected;
 }
-
-}  // namespace
 
 void BatchRun::start(const std::vector<const ModelCall*>& calls) {
   attempts_ = c_.batches.attempts_by_hash();
@@ -193,7 +176,7 @@ bool BatchRun::create_batch(const std::vector<const ModelCall*>& calls, const st
   std::vector<BatchRequest> requests;
   for (std::size_t i = 0; i < fits; ++i) {
     BatchRequest r;
-    r.custom_id = fmt::format("r{}", i);
+    r.custom_id = batch_custom_id(b.local_id, i, calls[i]->hash);
     r.attempt = attempts[i];
     r.call = *calls[i];
     r.call.base_url = b.base_url;
@@ -269,51 +252,6 @@ void BatchRun::send(Open& o) {
   c_.log(fmt::format("batch {} ({} requests for {}) submitted as {}", b.local_id, b.requests, b.model, b.remote_id));
 }
 
-void BatchRun::find_or_send(Open& o) {
-  BatchRecord& b = o.record;
-  if (stopped_.count(b.provider)) return;
-  const BatchEndpoint at = endpoint_of(b);
-  std::string after;
-  std::optional<RemoteBatch> found;
-  for (int page = 0; page < 20 && !found; ++page) {
-    bool ok = false;
-    HttpResponse r = call(batch_list_request(at, after), ok);
-    if (!ok) {
-      Interpretation in = interpret(b.protocol, r, c_.ctx.clock.wall());
-      if (classify(r, in) == CallResult::stopped) return stop_provider(b.provider, in.cause + ": " + c_.redact(in.message));
-      // Not knowing whether it exists, it is not sent again: looked for at the next poll.
-      o.next_poll = c_.ctx.clock.now() + settings(b.provider).poll_s;
-      return;
-    }
-    std::vector<RemoteBatch> listed = parse_batch_list(b.protocol, b.base_url, r.body, after);
-    double oldest = std::numeric_limits<double>::infinity();
-    for (auto& remote : listed) {
-      oldest = std::min(oldest, remote.created_at);
-      if (b.protocol == WireProtocol::openai_chat) {
-        if (remote.metadata_id == b.local_id) found = remote;
-        continue;
-      }
-      // Anthropic keeps no metadata: the batch of this size created around the time the
-      // store recorded it, that no other batch of ours claims, the earliest such.
-      if (remote.total == b.requests && remote.created_at >= b.created_at - kClockSlackS &&
-          !c_.batches.knows_remote_id(remote.id) && (!found || remote.created_at < found->created_at))
-        found = remote;
-    }
-    if (after.empty() || oldest < b.created_at - kClockSlackS) break;
-  }
-  if (!found) return send(o);
-  o.remote = *found;
-  b.remote_id = found->id;
-  b.remote_status = found->status;
-  b.state = batch_state::submitted;
-  b.updated_at = c_.ctx.clock.wall();
-  std::string error;
-  if (!c_.batches.update(b, error)) return void(c_.summary.fatal_error = "cannot write to the store: " + error);
-  c_.log(fmt::format("batch {} found at the provider as {}: created before the last run stopped, not sent again",
-                     b.local_id, b.remote_id));
-  o.next_poll = c_.ctx.clock.now();
-}
-
 void BatchRun::poll(Open& o) {
   BatchRecord& b = o.record;
   o.next_poll = c_.ctx.clock.now() + settings(b.provider).poll_s;
@@ -373,15 +311,24 @@ bool BatchRun::store_answers(std::vector<JournalEntry>& entries) {
 void BatchRun::collect(Open& o) {
   BatchRecord& b = o.record;
   const BatchEndpoint at = endpoint_of(b);
+  std::vector<BatchRequest> requests = c_.batches.requests(b.local_id);
+  std::unordered_set<std::string> own;
+  for (const auto& req : requests) own.insert(req.custom_id);
   std::unordered_map<std::string, BatchResult> results;
+  std::size_t foreign = 0;
   for (const auto& url : o.remote.result_urls) {
     bool ok = false;
     HttpResponse r = call(batch_download_request(at, url), ok);
     if (!ok) return;  // downloaded again at the next poll
     std::size_t bad = 0;
-    for (auto& line : parse_batch_results(b.protocol, r.body, bad)) results[line.custom_id] = std::move(line);
+    for (auto& line : parse_batch_results(b.protocol, r.body, bad)) {
+      if (!own.count(line.custom_id)) ++foreign;
+      else results.try_emplace(line.custom_id, std::move(line));  // a repeated line: the first counts
+    }
     if (bad > 0) c_.log(fmt::format("batch {}: {} result line(s) could not be read; their requests are sent again", b.local_id, bad));
   }
+  // Results naming requests this batch never held are another batch's: none is stored.
+  if (foreign > 0) return disown(o, foreign);
   const double wall = c_.ctx.clock.wall();
   const ModelPrice price = [&] {
     auto p = c_.options.prices.find(b.model);
@@ -393,7 +340,7 @@ void BatchRun::collect(Open& o) {
   std::vector<std::pair<std::string, std::string>> outcomes;
   std::vector<ModelCall> again;
   double cost_total = 0;
-  for (auto& req : c_.batches.requests(b.local_id)) {
+  for (auto& req : requests) {
     if (!req.outcome.empty()) continue;
     const ModelCall& call = req.call;
     AttemptRecord a;
@@ -432,6 +379,12 @@ void BatchRun::collect(Open& o) {
     auto line = results.find(req.custom_id);
     if (o.remote.rejected) {
       fail("batch_rejected", o.remote.message, nullptr);
+      continue;
+    }
+    if (!custom_id_matches_hash(req.custom_id, call.hash)) {
+      // The store holds under this id a request other than the one sent: its answer is
+      // not this request's, so it is not stored as one.
+      fail("batch_mismatch", fmt::format("result {} does not answer request {}", req.custom_id, call.hash), nullptr);
       continue;
     }
     if (line == results.end() || line->second.kind != BatchResult::Kind::response) {

@@ -4,9 +4,14 @@
 //
 // What makes it safe to kill at any moment: a batch and its requests are committed to the
 // store (batch_store.hpp) before the provider hears of them; its remote id as soon as the
-// provider answers; its answers before it is marked collected. A run that finds a batch
-// whose creation it cannot confirm looks for it at the provider (OpenAI: by the metadata
-// it was created with; Anthropic: by its size and creation time) before sending it again.
+// provider answers; its answers before it is marked collected. A POST that creates
+// something goes out once per decision (never re-sent by the HTTP client on its own). A
+// run that finds a batch whose creation it cannot confirm looks for it at the provider
+// before sending it again, and takes a batch found there only on proof that it is this
+// one (batch_find.cpp): OpenAI's carries our id as metadata; Anthropic's carries nothing,
+// so one that might be ours is waited for until its results name their requests (each
+// request's custom id holds the store's batch id and its hash, batch_custom_id). Every
+// result line is checked against the request it claims to answer before it is stored.
 #pragma once
 
 #include <deque>
@@ -15,10 +20,12 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
-#include "runtime/store/batch_store.hpp"
 #include "runtime/providers/batch_wire.hpp"
+#include "runtime/providers/provider.hpp"
+#include "runtime/store/batch_store.hpp"
 #include "runtime/scheduler/scheduler.hpp"
 #include "runtime/store/journal.hpp"
 
@@ -42,6 +49,10 @@ struct BatchRunContext {
   std::function<void(const std::string&)> log;
 };
 
+/// What a failed control call of a batch API means.
+enum class CallResult { ok, unsure, rejected, stopped };
+CallResult classify(const HttpResponse& r, const Interpretation& in);
+
 class BatchRun {
  public:
   explicit BatchRun(BatchRunContext context);
@@ -55,12 +66,29 @@ class BatchRun {
   void finish();
 
  private:
-  struct Open;
+  struct Open {
+    BatchRecord record;
+    RemoteBatch remote;  ///< what the last poll said
+    double next_poll = 0;
+    double reserved_usd = 0;  ///< the budget this run set aside for it
+    bool collected = false;
+  };
   BatchEndpoint endpoint_of(const BatchRecord& b);
   void submit_new(const std::vector<const ModelCall*>& calls);
   bool create_batch(const std::vector<const ModelCall*>& calls, const std::vector<int>& attempts);
   void send(Open& b);
   void find_or_send(Open& b);
+  // batch_find.cpp: a batch whose creation was not confirmed, found again or sent.
+  bool list_since(Open& o, std::vector<RemoteBatch>& listed);
+  void adopt_by_metadata(Open& o, const std::vector<RemoteBatch>& listed);
+  void adopt_by_results(Open& o, const std::vector<RemoteBatch>& listed);
+  /// The store's batch id the results of `remote` name ("" when they name none of ours
+  /// or disagree); false when they could not be read (asked again later).
+  bool owner_of(const BatchRecord& b, const RemoteBatch& remote, std::string& owner);
+  void adopt(Open& o, const RemoteBatch& remote, const std::string& how);
+  /// A remote batch whose results name requests `o` never held: nothing of it is stored.
+  void disown(Open& o, std::size_t foreign_lines);
+  Open* open_batch(const std::string& local_id);
   void poll(Open& b);
   void collect(Open& b);
   bool store_answers(std::vector<JournalEntry>& entries);
@@ -76,6 +104,8 @@ class BatchRun {
   std::deque<ModelCall> resend_;  ///< requests of collected batches to send again
   std::unordered_map<std::string, int> attempts_;
   std::map<std::string, std::string> stopped_;  ///< provider -> why
+  std::unordered_set<std::string> not_ours_;    ///< remote batches proved another's
+  std::unordered_set<std::string> waits_said_;  ///< "local remote" pairs whose wait was logged
   double reserved_ = 0;
   std::uint64_t next_tag_ = 0;
 };

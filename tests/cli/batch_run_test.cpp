@@ -1,12 +1,15 @@
 // batch_run_test.cpp: `mirac run` with `batch true`, the real binary against the fake
 // provider's batch APIs (OpenAI's and Anthropic's): killed with SIGKILL at random moments
 // (while it records a batch, while the provider creates one it never hears of, while it
-// polls, while it stores results), every rerun resumes and no request is paid twice.
+// polls, while it stores results), with create calls that fail after creating or drop
+// their connection, every rerun resumes, no request is paid twice and every stored answer
+// is its own request's.
 #include <doctest/doctest.h>
 
 #include <chrono>
 #include <csignal>
 #include <random>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "fake_server.hpp"
@@ -53,6 +56,28 @@ pid_t start_run(const std::vector<std::string>& args, const std::string& log) {
   return pid;
 }
 
+/// The fake answers "echo: " + the prompt: each exported answer must be its own prompt's.
+void check_answers_are_their_own(const std::string& spec, const std::string& store, const TempDir& dir, int expected) {
+  const std::string out = dir.path("answers.jsonl");
+  Outcome ex = invoke({"export", spec, "responses", "--store", store, "-o", out});
+  REQUIRE(ex.code == 0);
+  std::istringstream lines(read_text(out));
+  int rows = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty()) continue;
+    auto row = nlohmann::json::parse(line);
+    const std::string id = row["prompt_id"];  // q<N>_<tone>
+    const int n = std::stoi(id.substr(1, id.find('_') - 1));
+    const std::string prompt = std::string(id.ends_with("_warm") ? "Kindly: " : "") + "Question number " +
+                               std::to_string(n) + (n == 3 ? " batch-expire" : "") + "?";
+    CAPTURE(id);
+    CHECK(row["status"] == "done");
+    CHECK(row["text"] == "echo: " + prompt);
+    ++rows;
+  }
+  CHECK(rows == expected);
+}
+
 }  // namespace
 
 TEST_CASE("mirac run with batch true survives SIGKILL at random moments without paying twice") {
@@ -61,6 +86,9 @@ TEST_CASE("mirac run with batch true survives SIGKILL at random moments without 
   options.openai_key = options.anthropic_key = kTestApiKey;
   options.batch_delay_s = 0.4;
   options.batch_create_delay_s = 0.15;  // a window in which the batch exists but mirac has not heard
+  // Creates that fail ambiguously, in both protocols: refused; carried out, then answered
+  // 500; carried out, then the connection dropped before any byte of the answer.
+  options.batch_create_faults = {"500", "500after", "drop", "ok", "500after", "drop", "500"};
   mirac::fake::FakeServer server(options);
   std::string error;
   REQUIRE(server.start(error));
@@ -71,7 +99,7 @@ TEST_CASE("mirac run with batch true survives SIGKILL at random moments without 
 
   std::mt19937 random(20261204);
   std::uniform_int_distribution<int> delay_ms(30, 700);
-  for (int kill_round = 0; kill_round < 6; ++kill_round) {
+  for (int kill_round = 0; kill_round < 8; ++kill_round) {
     pid_t child = start_run(args, log);
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(random)));
     ::kill(child, SIGKILL);
@@ -91,11 +119,13 @@ TEST_CASE("mirac run with batch true survives SIGKILL at random moments without 
   CHECK(st.out.find("done " + std::to_string(requests) + ", failed 0, pending 0") != std::string::npos);
   CHECK(st.out.find("batches: ") != std::string::npos);
   CHECK(st.out.find(" 0 open") != std::string::npos);
+  server.end_every_batch();  // a batch made and never heard of runs all the same
   const auto stats = server.stats();
   CHECK(stats.paid_twice == 0);
   // Every request ran once, and the one whose batch expired once more.
   CHECK(stats.batch_requests_run == static_cast<std::size_t>(requests));
   CHECK(stats.batches_created >= 4);  // two models, and the expired one sent again for each
+  check_answers_are_their_own(spec, store, dir, requests);
   server.stop();
 }
 

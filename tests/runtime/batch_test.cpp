@@ -7,14 +7,7 @@
 
 #include <sqlite3.h>
 
-#include "fake_server.hpp"
-#include "helpers.hpp"
-#include "runtime/store/batch_store.hpp"
-#include "runtime/providers/batch_wire.hpp"
-#include "runtime/http/curl_multi_client.hpp"
-#include "runtime/providers/environment.hpp"
-#include "runtime/scheduler/run_plan.hpp"
-#include "runtime/scheduler/scheduler.hpp"
+#include "batch_e2e.hpp"
 
 using namespace mirac;
 using namespace mirac::test;
@@ -85,64 +78,6 @@ TEST_CASE("batch wire: the JSONL input carries each body verbatim; the upload is
   CHECK(batch_poll_request({WireProtocol::anthropic_messages, "https://api.anthropic.com", ""}, "x").method == "GET");
 }
 
-namespace {
-
-constexpr const char* kOpenAiKey = "sk-batch-OPENAI-1a2b3c";
-constexpr const char* kAnthropicKey = "sk-ant-batch-ANTHROPIC-4d5e6f";
-
-struct BatchE2E {
-  TempDir dir;
-  fake::FakeServer server;
-  std::unique_ptr<Store> store;
-  SystemClock clock;
-  SeededRandom random{7};
-  MapEnvironment env{{{"OPENAI_API_KEY", kOpenAiKey}, {"ANTHROPIC_API_KEY", kAnthropicKey}}};
-  std::atomic<bool> cancel{false};
-  std::vector<std::string> logs;
-  SchedulerOptions options;
-  std::function<void(const std::string&)> on_log;
-
-  explicit BatchE2E(fake::FakeServerOptions o = {}) : server([&] {
-    o.openai_key = kOpenAiKey;
-    o.anthropic_key = kAnthropicKey;
-    o.max_lifetime_s = 120;
-    if (o.batch_delay_s == 0.3) o.batch_delay_s = 0.1;
-    return o;
-  }()) {
-    std::string error;
-    REQUIRE_MESSAGE(server.start(error), error);
-    store = Store::open(dir.path, error);
-    REQUIRE(store);
-    options.timeouts.total_s = 10;
-    options.batch.poll_s = 0.05;
-    options.prices["gpt-4.1-mini"] = {1.0, 4.0};
-    options.prices["claude-sonnet-4-5"] = {3.0, 15.0};
-  }
-  ModelCall call(bool anthropic, const std::string& hash, const std::string& prompt) {
-    ModelCall c = anthropic ? make_call(hash, prompt, "anthropic", WireProtocol::anthropic_messages,
-                                        "http://127.0.0.1:" + std::to_string(server.port()), "ANTHROPIC_API_KEY",
-                                        "claude-sonnet-4-5")
-                            : make_call(hash, prompt, "openai", WireProtocol::openai_chat, server.base_url(), "OPENAI_API_KEY");
-    c.batch = true;
-    return c;
-  }
-  RunSummary run(const std::vector<ModelCall>& calls) {
-    CurlMultiClient http;
-    SchedulerContext ctx{clock, random, env, cancel, {}, [this](const std::string& s) {
-                           logs.push_back(s);
-                           if (on_log) on_log(s);
-                         }};
-    return execute(calls, *store, http, options, ctx);
-  }
-  std::unique_ptr<BatchStore> batches() {
-    std::string error;
-    auto b = BatchStore::open(dir.path, error);
-    REQUIRE_MESSAGE(b, error);
-    return b;
-  }
-};
-
-}  // namespace
 
 TEST_CASE("batch run: partial failure, a retried error and an expired request, for both protocols") {
   for (bool anthropic : {false, true}) {
@@ -284,8 +219,8 @@ TEST_CASE("batch run: a batch created before its run could record it is found at
     std::vector<BatchRequest> requests;
     std::vector<BatchItem> items;
     for (std::size_t i = 0; i < calls.size(); ++i) {
-      requests.push_back({"r" + std::to_string(i), 1, calls[i], ""});
-      items.push_back({"r" + std::to_string(i), build_body(calls[i]).dump()});
+      requests.push_back({batch_custom_id(record.local_id, i, calls[i].hash), 1, calls[i], ""});
+      items.push_back({requests.back().custom_id, build_body(calls[i]).dump()});
     }
     std::string error;
     REQUIRE(e.batches()->create(record, requests, error));

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <thread>
 
 #include "fake_server.hpp"
 
@@ -161,6 +162,23 @@ void FakeServer::finish_batch(Batch& b) {
   b.finishing = false;
 }
 
+void FakeServer::end_every_batch() {
+  std::vector<std::shared_ptr<Batch>> due;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [id, b] : batches_)
+      if (!b->ended && !b->finishing) {
+        b->finishing = true;
+        due.push_back(b);
+      }
+  }
+  for (auto& b : due) {
+    const double left = b->created_steady + opt_.batch_delay_s - steady_s();
+    if (left > 0) std::this_thread::sleep_for(std::chrono::duration<double>(left));
+    finish_batch(*b);
+  }
+}
+
 FakeServer::Response FakeServer::respond_batch(const Request& req) {
   Response res;
   const bool anthropic = req.path.find("/messages/batches") != std::string::npos;
@@ -249,6 +267,19 @@ FakeServer::Response FakeServer::respond_batch(const Request& req) {
     return b;
   };
   auto create = [&](std::vector<std::pair<std::string, std::string>> lines, Json metadata, std::string file_id) {
+    std::string fault;
+    {
+      std::lock_guard lock(mu_);
+      const std::size_t n = batch_creates_[anthropic ? 1 : 0]++;
+      if (n < opt_.batch_create_faults.size()) fault = opt_.batch_create_faults[n];
+    }
+    const std::string server_error = anthropic ? Json{{"type", "error"}, {"error", {{"type", "api_error"}, {"message", "Internal server error"}}}}.dump()
+                                               : Json{{"error", {{"message", "The server had an error"}, {"type", "server_error"}}}}.dump();
+    if (fault == "500") {
+      res.status = 500;
+      res.body = server_error;
+      return res;
+    }
     auto b = std::make_shared<Batch>();
     b->anthropic = anthropic;
     b->lines = std::move(lines);
@@ -268,6 +299,11 @@ FakeServer::Response FakeServer::respond_batch(const Request& req) {
     res.body = out.dump();
     // The batch exists from here on, whether or not the client hears of it.
     res.delay_s = opt_.batch_create_delay_s;
+    if (fault == "500after") {
+      res.status = 500;
+      res.body = server_error;
+    }
+    if (fault == "drop") res.mode = Response::Mode::drop;
     return res;
   };
   auto list = [&](const char* after_key) {
@@ -302,6 +338,14 @@ FakeServer::Response FakeServer::respond_batch(const Request& req) {
     return res;
   };
 
+  // A batch not yet ended runs none of its requests: each ends cancelled.
+  auto cancel = [&](Batch& b) {
+    std::lock_guard lock(mu_);
+    if (!b.ended && !b.finishing) b.cancelled = true;
+    res.body = describe(b).dump();
+    return res;
+  };
+
   std::string id, rest;
   if (anthropic && split_id("/messages/batches", id, rest)) {
     if (id.empty() && req.method == "POST") {
@@ -329,6 +373,7 @@ FakeServer::Response FakeServer::respond_batch(const Request& req) {
       res.body = describe(*b).dump();
       return res;
     }
+    if (rest == "/cancel" && req.method == "POST") return cancel(*b);
     return error(404, "unknown route " + req.path);
   }
   if (split_id("/files", id, rest)) {
@@ -390,6 +435,7 @@ FakeServer::Response FakeServer::respond_batch(const Request& req) {
       res.body = describe(*b).dump();
       return res;
     }
+    if (rest == "/cancel" && req.method == "POST") return cancel(*b);
     return error(404, "unknown route " + req.path);
   }
   return error(404, "unknown route " + req.path);

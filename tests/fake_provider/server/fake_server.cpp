@@ -197,6 +197,7 @@ void FakeServer::serve(int fd) {
 
     Response res = respond(req);
     if (res.delay_s > 0 && !sleep_unless_stopped(res.delay_s)) return (void)::close(fd);
+    if (res.mode == Response::Mode::drop) return (void)::close(fd);
     std::string head = "HTTP/1.1 " + std::to_string(res.status) + " " + reason(res.status) + "\r\n";
     for (const auto& [k, v] : res.headers) head += k + ": " + v + "\r\n";
     head += "Content-Type: application/json\r\n";

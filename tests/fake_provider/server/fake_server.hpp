@@ -21,7 +21,8 @@
 // message batches. A batch ends batch_delay_s after it was created; each of its requests
 // is then answered as if it had been sent alone (the faults above included, so `fail=500
 // times=1` fails it once). A request whose prompt holds `batch-expire` expires, with its
-// batch, the first time it is in one; the batch's other requests are answered.
+// batch, the first time it is in one; the batch's other requests are answered. A batch
+// can be cancelled before it ends: its requests are then not run (nor billed).
 #pragma once
 
 #include <atomic>
@@ -51,6 +52,11 @@ struct FakeServerOptions {
   /// The answer to a batch's creation comes this long after the batch exists: a client
   /// killed meanwhile has a batch it never heard of.
   double batch_create_delay_s = 0;
+  /// What befalls the n-th call creating a batch (each protocol counts its own; an OpenAI
+  /// file upload is not one): "500" refused, nothing created; "500after" created, then
+  /// answered 500; "drop" created, then the connection closed before any byte of the
+  /// answer; "ok" (or past the list's end) created and answered.
+  std::vector<std::string> batch_create_faults;
 };
 
 struct FakeServerStats {
@@ -84,6 +90,10 @@ class FakeServer {
   FakeServerStats stats() const;
   /// How many requests had a user message containing `marker`.
   std::size_t received_with(const std::string& marker) const;
+  /// Ends every batch not yet ended once its time has come, as a real provider does whether
+  /// or not anyone looks (this fake ends a batch when it is asked about): call it before
+  /// reading stats(), so that a batch its client never heard of is counted as run.
+  void end_every_batch();
   /// Every request body received, in arrival order (capped at 100,000 bodies).
   std::vector<std::string> bodies() const;
   /// Values of the Authorization / x-api-key headers seen, to check auth is sent.
@@ -98,7 +108,8 @@ class FakeServer {
     int status = 200;
     std::vector<std::pair<std::string, std::string>> headers;
     std::string body;
-    enum class Mode { normal, reset, truncated } mode = Mode::normal;
+    /// drop: the connection is closed without a byte of the answer.
+    enum class Mode { normal, reset, truncated, drop } mode = Mode::normal;
     double delay_s = 0;
   };
 
@@ -135,6 +146,7 @@ class FakeServer {
   std::vector<std::string> batch_order_;                   // ids, oldest first
   std::map<std::string, std::string> files_;               // OpenAI files by id
   std::map<std::string, int> batch_prompts_seen_;          // model and user text -> batches it was in
+  std::size_t batch_creates_[2] = {0, 0};                  // create calls received: OpenAI, Anthropic
 };
 
 }  // namespace mirac::fake

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -18,7 +19,8 @@ namespace {
 void usage() {
   std::cerr << "usage: mirac_fake_provider [--port N] [--port-file PATH] [--latency-ms N]\n"
                "         [--rpm N] [--rpm-window-s S] [--lifetime-s S] [--openai-key K]\n"
-               "         [--anthropic-key K] [--quota] [--batch-delay-ms N] [--batch-create-delay-ms N]\n";
+               "         [--anthropic-key K] [--quota] [--batch-delay-ms N] [--batch-create-delay-ms N]\n"
+               "         [--batch-create-faults 500,500after,drop,ok,...]\n";
 }
 
 }  // namespace
@@ -47,6 +49,14 @@ int main(int argc, char** argv) {
     else if (a == "--quota") opt.quota_exhausted = true;
     else if (a == "--batch-delay-ms") opt.batch_delay_s = std::stod(next()) / 1000.0;
     else if (a == "--batch-create-delay-ms") opt.batch_create_delay_s = std::stod(next()) / 1000.0;
+    else if (a == "--batch-create-faults") {
+      std::string list = next();
+      for (std::size_t at = 0; at <= list.size();) {
+        std::size_t comma = std::min(list.find(',', at), list.size());
+        opt.batch_create_faults.push_back(list.substr(at, comma - at));
+        at = comma + 1;
+      }
+    }
     else {
       usage();
       return 2;
