@@ -1,12 +1,14 @@
 // view_command.cpp: `mirac view`: a local web server over the run store, for reading every
 // answer behind the report: filters, full texts, the judge's scores and rationales, and
 // matched pairs side by side (engine/view builds the index and answers the queries;
-// cli/view_server ties them to routes). Loopback unless --host says otherwise.
+// cli/view_server ties them to routes). Loopback unless --host says otherwise; requests
+// addressed to other names than this machine's and --allow-host's are refused (view_hosts).
 #include <atomic>
 #include <chrono>
 #include <memory>
 #include <ostream>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -22,6 +24,7 @@ struct ViewOptions {
   AuditOptions audit;
   int port = 8765;
   std::string host = "127.0.0.1";
+  std::vector<std::string> allowed_hosts;  // --allow-host: more names the Host header may give
 };
 
 // Whether `host` only accepts connections from this machine.
@@ -34,6 +37,11 @@ int serve(const ViewOptions& o, std::ostream& out, std::ostream& err) {
     err << fmt::format("mirac view: --port {} is not a port (0 to 65535; 0 picks a free one)\n", o.port);
     return kUsageError;
   }
+  for (const std::string& name : o.allowed_hosts)
+    if (std::string problem = ViewHosts::problem_with_name(name); !problem.empty()) {
+      err << fmt::format("mirac view: --allow-host '{}' {}\n", name, problem);
+      return kUsageError;
+    }
   Audit audit = open_audit(o.audit);
   if (int code = print_compiled(audit, err); code != kOk) return code;
   Outcome built;
@@ -44,7 +52,8 @@ int serve(const ViewOptions& o, std::ostream& out, std::ostream& err) {
   const std::filesystem::path results = audit.options.out_dir.empty() ? audit.run_dir / "results"
                                                                       : std::filesystem::path(audit.options.out_dir);
   httplib::Server server;
-  add_view_routes(server, *index, results);
+  add_view_routes(server, *index, results, ViewHosts(o.host, o.allowed_hosts));
+  limit_view_connections(server);
   int port = o.port;
   if (port == 0) port = server.bind_to_any_port(o.host);
   else if (!server.bind_to_port(o.host, port)) port = -1;
@@ -54,9 +63,13 @@ int serve(const ViewOptions& o, std::ostream& out, std::ostream& err) {
                        o.host, o.port);
     return kRunError;
   }
-  if (!is_loopback(o.host))
+  if (!is_loopback(o.host)) {
     err << fmt::format("mirac view: warning: listening on {}: anyone who can reach this machine can read the answers\n",
                        o.host);
+    if (o.allowed_hosts.empty())
+      err << "mirac view: it answers requests addressed to localhost, 127.0.0.1, [::1] or the --host address (not "
+             "0.0.0.0 or ::); --allow-host NAME adds a name it is reached by\n";
+  }
   err << fmt::format("mirac view: {} requests, {} in {:.1f} s\n", index->rows().size(),
                      index->rater().empty() ? std::string("no judge") : "scores of " + index->rater(), seconds);
   // The server runs on its own thread; this one waits for SIGINT or SIGTERM, then stops it
@@ -97,6 +110,10 @@ void add_view_command(Commands& commands) {
   view->add_option("--port", o->port, "port to listen on (default 8765; 0 picks a free port)");
   view->add_option("--host", o->host,
                    "address to listen on (default 127.0.0.1, this machine only; another address shares the answers)");
+  view->add_option("--allow-host", o->allowed_hosts,
+                   "a name the view may be reached by besides localhost, 127.0.0.1, [::1] and --host, e.g. this "
+                   "machine's name on the network with --host 0.0.0.0 (repeatable)")
+      ->allow_extra_args(false);
 }
 
 }  // namespace mirac::cli

@@ -54,8 +54,8 @@ class ViewServer {
     all.insert(all.end(), args.begin(), args.end());
     all.insert(all.end(), {"--port", "0"});
     pid_ = spawn(all, "http://127.0.0.1:9/v1", log);
-    // Its first line on standard output names the real port.
-    const std::regex line(R"(mirac view: (http://127\.0\.0\.1:[0-9]+)/ \(Ctrl-C to stop\))");
+    // Its first line on standard output names the real port (and [::1] for --host ::1).
+    const std::regex line(R"(mirac view: (http://(127\.0\.0\.1|\[::1\]):[0-9]+)/ \(Ctrl-C to stop\))");
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     std::smatch m;
     std::string text;
@@ -87,7 +87,7 @@ class ViewServer {
   }
   ViewServer(const ViewServer&) = delete;
   ViewServer& operator=(const ViewServer&) = delete;
-  /// http://127.0.0.1:PORT, without a trailing slash.
+  /// http://127.0.0.1:PORT (or http://[::1]:PORT), without a trailing slash.
   const std::string& url() const { return url_; }
   HttpReply get(const std::string& path) const { return http_get(url_ + path); }
   /// SIGTERM; the exit status.
