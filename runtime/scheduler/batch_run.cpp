@@ -1,6 +1,8 @@
 // batch_run.cpp: submit, find again, poll and collect batches (batch_run.hpp).
 #include "runtime/scheduler/batch_run.hpp"
 
+#include "runtime/scheduler/answer_record.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -348,25 +350,18 @@ void BatchRun::collect(Open& o) {
     a.attempt = req.attempt;
     a.started_at = b.created_at;
     a.ended_at = wall;
-    auto fail = [&](const std::string& cause, const std::string& message, const HttpResponse* r) {
-      AnswerRecord rec;
-      rec.hash = call.hash;
-      rec.status = "failed";
-      rec.provider = call.provider;
-      rec.model = call.model;
-      rec.request_body = build_body(call).dump();
-      rec.quotes = call.quotes;
-      if (r) rec.response_body = c_.redact(r->body), rec.http_status = r->status;
-      rec.started_at = b.created_at;
-      rec.ended_at = wall;
-      rec.cause = cause;
-      rec.message = c_.redact(message);
-      rec.attempts = req.attempt;
-      a.outcome = "failed";
-      a.cause = cause;
+    const std::string request_body = build_body(call).dump();
+    const AnswerSource source{call, request_body, b.created_at, wall, req.attempt};
+    auto keep = [&](AnswerRecord rec, const char* outcome) {
+      a.outcome = outcome;
+      a.cause = rec.cause;
       a.message = rec.message;
+      redact_answer(rec, a, c_.redact);
+      outcomes.emplace_back(req.custom_id, rec.status);
       answers.push_back({std::move(rec), a});
-      outcomes.emplace_back(req.custom_id, "failed");
+    };
+    auto fail = [&](const std::string& cause, const std::string& message, const HttpResponse* r) {
+      keep(failed_answer(source, r, cause, message, a.provider_request_id, std::max(0.0, wall - b.created_at)), "failed");
     };
     auto resend = [&](const std::string& cause, const std::string& message) {
       a.outcome = "retry";
@@ -397,40 +392,11 @@ void BatchRun::collect(Open& o) {
     const HttpResponse& r = line->second.response;
     Interpretation in = interpret(b.protocol, r, wall);
     a.http_status = r.status;
-    a.provider_request_id = c_.redact(in.answer.request_id);
+    a.provider_request_id = in.answer.request_id;
     if (in.verdict == Verdict::ok) {
-      const ParsedAnswer& ans = in.answer;
-      AnswerRecord rec;
-      rec.hash = call.hash;
-      rec.status = "done";
-      rec.provider = call.provider;
-      rec.model = call.model;
-      rec.request_body = build_body(call).dump();
-      rec.quotes = call.quotes;
-      rec.response_body = c_.redact(r.body);
-      rec.http_status = r.status;
-      rec.text = c_.redact(ans.text);
-      rec.finish_reason = ans.finish_reason;
-      rec.truncated = ans.truncated;
-      rec.warnings = server_warnings(call, ans);
-      rec.returned_model = c_.redact(ans.returned_model);
-      rec.provider_request_id = a.provider_request_id;
-      rec.system_fingerprint = c_.redact(ans.system_fingerprint);
-      rec.input_tokens = ans.input_tokens;
-      rec.output_tokens = ans.output_tokens;
-      rec.latency_s = std::max(0.0, wall - b.created_at);
-      rec.started_at = b.created_at;
-      rec.ended_at = wall;
-      rec.cost_usd = factor *
-                     (static_cast<double>(ans.input_tokens) * price.input_per_mtok +
-                      static_cast<double>(ans.output_tokens) * price.output_per_mtok) / 1e6;
-      cost_total += rec.cost_usd;
-      rec.cause = "ok";
-      rec.attempts = req.attempt;
-      a.outcome = "ok";
-      a.cause = "ok";
-      answers.push_back({std::move(rec), a});
-      outcomes.emplace_back(req.custom_id, "done");
+      const double cost = answer_cost(in.answer, price, factor);
+      cost_total += cost;
+      keep(done_answer(source, r, in.answer, std::max(0.0, wall - b.created_at), cost, prompt_floor_), "ok");
       continue;
     }
     ++c_.progress.errors_by_cause[in.cause];

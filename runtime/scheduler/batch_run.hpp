@@ -25,6 +25,7 @@
 
 #include "runtime/providers/batch_wire.hpp"
 #include "runtime/providers/provider.hpp"
+#include "runtime/providers/server_checks.hpp"
 #include "runtime/store/batch_store.hpp"
 #include "runtime/scheduler/scheduler.hpp"
 #include "runtime/store/journal.hpp"
@@ -106,6 +107,7 @@ class BatchRun {
   std::map<std::string, std::string> stopped_;  ///< provider -> why
   std::unordered_set<std::string> not_ours_;    ///< remote batches proved another's
   std::unordered_set<std::string> waits_said_;  ///< "local remote" pairs whose wait was logged
+  PromptTokenFloor prompt_floor_;  ///< server_warnings(): each system prompt counted once
   double reserved_ = 0;
   std::uint64_t next_tag_ = 0;
 };

@@ -88,7 +88,6 @@ class Run {
   void start_batches();
   // The store's writes, with every field that came from a server redacted first.
   bool record_attempt(AttemptRecord a);
-  void redact_fields(AnswerRecord& rec, AttemptRecord& a) const;
 
   const std::vector<ModelCall>& calls_;
   Store& store_;

@@ -3,6 +3,8 @@
 // answers go to the journal beside it, which the next run imports before sending anything.
 #include "runtime/scheduler/run.hpp"
 
+#include "runtime/scheduler/answer_record.hpp"
+
 #include "runtime/providers/secrets.hpp"
 
 #include <fmt/format.h>
@@ -15,16 +17,9 @@ bool Run::record_attempt(AttemptRecord a) {
   return store_.record_attempt(a);
 }
 
-void Run::redact_fields(AnswerRecord& rec, AttemptRecord& a) const {
-  for (std::string* field : {&rec.request_body, &rec.response_body, &rec.text, &rec.finish_reason, &rec.returned_model,
-                             &rec.provider_request_id, &rec.system_fingerprint, &rec.message, &rec.cause,
-                             &a.message, &a.provider_request_id, &a.response_body, &a.cause})
-    *field = redact(std::move(*field));
-}
-
 void Run::keep(AnswerRecord answer, AttemptRecord attempt) {
   // Redacted before it is kept: the store and the journal both receive it from here.
-  redact_fields(answer, attempt);
+  redact_answer(answer, attempt, [this](std::string s) { return redact(std::move(s)); });
   unsaved_.push_back(JournalEntry{std::move(answer), std::move(attempt)});
 }
 

@@ -2,6 +2,7 @@
 // drive the HTTP client, and turn each completion into a stored answer, a retry, or a
 // stop. Every answer is committed before the loop moves on.
 #include "runtime/scheduler/scheduler.hpp"
+#include "runtime/scheduler/answer_record.hpp"
 #include "runtime/scheduler/run.hpp"
 
 #include "runtime/providers/environment.hpp"
@@ -264,33 +265,10 @@ void Run::handle(const HttpCompletion& c) {
   switch (in.verdict) {
     case Verdict::ok: {
       const ParsedAnswer& ans = in.answer;
-      double cost = (static_cast<double>(ans.input_tokens) * it.price.input_per_mtok +
-                     static_cast<double>(ans.output_tokens) * it.price.output_per_mtok) / 1e6;
+      const double cost = answer_cost(ans, it.price);
       p.pacer.on_usage(it.est_in + it.est_out, static_cast<double>(ans.input_tokens + ans.output_tokens));
-      AnswerRecord rec;
-      rec.hash = it.call->hash;
-      rec.status = "done";
-      rec.provider = it.call->provider;
-      rec.model = it.call->model;
-      rec.request_body = it.body;
-      rec.quotes = it.call->quotes;
-      rec.response_body = redact(r.body);
-      rec.http_status = r.status;
-      rec.text = ans.text;
-      rec.finish_reason = ans.finish_reason;
-      rec.truncated = ans.truncated;
-      rec.warnings = server_warnings(*it.call, ans, prompt_floor_);
-      rec.returned_model = ans.returned_model;
-      rec.provider_request_id = ans.request_id;
-      rec.system_fingerprint = ans.system_fingerprint;
-      rec.input_tokens = ans.input_tokens;
-      rec.output_tokens = ans.output_tokens;
-      rec.latency_s = r.total_time_s > 0 ? r.total_time_s : now - it.started_mono;
-      rec.started_at = it.started_wall;
-      rec.ended_at = wall;
-      rec.cost_usd = cost;
-      rec.cause = "ok";
-      rec.attempts = it.attempts;
+      AnswerRecord rec = done_answer({*it.call, it.body, it.started_wall, wall, it.attempts}, r, ans,
+                                     r.total_time_s > 0 ? r.total_time_s : now - it.started_mono, cost, prompt_floor_);
       spent_ += cost;  // billed whether or not the store write succeeds
       keep(std::move(rec), a);
       break;
@@ -334,22 +312,9 @@ void Run::handle(const HttpCompletion& c) {
 
 void Run::fail(Item& it, const Interpretation& in, const HttpResponse& r, AttemptRecord a,
                const std::string& extra) {
-  AnswerRecord rec;
-  rec.hash = it.call->hash;
-  rec.status = "failed";
-  rec.provider = it.call->provider;
-  rec.model = it.call->model;
-  rec.request_body = it.body;
-  rec.quotes = it.call->quotes;
-  rec.response_body = redact(r.body);
-  rec.http_status = r.status;
-  rec.provider_request_id = in.answer.request_id;
-  rec.latency_s = r.total_time_s;
-  rec.started_at = it.started_wall;
-  rec.ended_at = a.ended_at;
-  rec.cause = in.cause;
-  rec.message = redact(extra.empty() ? in.message : in.message + " (" + extra + ")");
-  rec.attempts = it.attempts;
+  AnswerRecord rec = failed_answer({*it.call, it.body, it.started_wall, a.ended_at, it.attempts}, &r, in.cause,
+                                   extra.empty() ? in.message : in.message + " (" + extra + ")", in.answer.request_id,
+                                   r.total_time_s);
   it.body.clear();
   keep(std::move(rec), a);
 }

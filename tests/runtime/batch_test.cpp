@@ -286,3 +286,22 @@ TEST_CASE("batch progress: the progress line and the summary say where the batch
   CHECK(format_summary(s).find("batches: 60 request(s) submitted in new batches, 1 batch(es) collected, 2 still open at "
                                "the provider") != std::string::npos);
 }
+
+TEST_CASE("batch run: answers are made as one by one (answer_record.hpp): the key a server echoes is stored nowhere") {
+  for (bool anthropic : {false, true}) {
+    CAPTURE(anthropic);
+    BatchE2E e;
+    auto s = e.run({e.call(anthropic, "e0", "tell me [[fake echo=key]]")});
+    REQUIRE(s.stored == 1);
+    auto a = e.store->answer("e0");
+    REQUIRE(a);
+    const std::string key = anthropic ? kAnthropicKey : kOpenAiKey;
+    CHECK(a->text.find("your key is") != std::string::npos);
+    for (const std::string* field : {&a->text, &a->response_body, &a->provider_request_id, &a->request_body})
+      CHECK(field->find(key) == std::string::npos);
+    for (const auto& attempt : e.store->attempts("e0")) CHECK(attempt.provider_request_id.find(key) == std::string::npos);
+    CHECK(a->cause == "ok");
+    CHECK(a->attempts == 1);
+    CHECK(a->quotes == "");
+  }
+}
