@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
-struct sqlite3;
+namespace mirac {
+class StoreConnection;
+}  // namespace mirac
 
 namespace mirac {
 
@@ -39,7 +41,7 @@ class AnnotationStore {
 
  private:
   AnnotationStore() = default;
-  sqlite3* db_ = nullptr;
+  std::unique_ptr<StoreConnection> connection_;
 };
 
 }  // namespace mirac

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
-#include "runtime/store/sqlite_retry.hpp"
+#include "runtime/store/connection.hpp"
 #include "runtime/store/statement.hpp"
 
 namespace mirac {
@@ -58,12 +58,6 @@ ModelCall call_from(const std::string& text, std::shared_ptr<const std::string> 
   return c;
 }
 
-bool exec(sqlite3* db, const char* sql, std::string& error) {
-  if (exec_retrying_busy(db, sql)) return true;
-  error = sqlite3_errmsg(db);
-  return false;
-}
-
 BatchRecord record_from(Stmt& s) {
   BatchRecord b;
   b.local_id = s.text(0);
@@ -88,15 +82,10 @@ BatchRecord record_from(Stmt& s) {
 
 std::unique_ptr<BatchStore> BatchStore::open(const std::filesystem::path& dir, std::string& error) {
   std::unique_ptr<BatchStore> s(new BatchStore());
-  const std::filesystem::path path = dir / "store.sqlite";
-  if (sqlite3_open_v2(path.c_str(), &s->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-                      nullptr) != SQLITE_OK) {
-    error = fmt::format("cannot open store {}: {}", path.string(), s->db_ ? sqlite3_errmsg(s->db_) : "out of memory");
-    return nullptr;
-  }
-  sqlite3_busy_timeout(s->db_, 10000);
-  if (!exec_retrying_busy(s->db_, kSchema)) {
-    error = fmt::format("cannot open store {}: {}", path.string(), sqlite3_errmsg(s->db_));
+  s->connection_ = StoreConnection::open(dir / "store.sqlite", StoreConnection::Mode::read_write, error);
+  if (!s->connection_) return nullptr;
+  if (!s->connection_->exec(kSchema, error)) {
+    error = fmt::format("cannot open store {}: {}", s->connection_->file().string(), error);
     return nullptr;
   }
   return s;
@@ -104,31 +93,30 @@ std::unique_ptr<BatchStore> BatchStore::open(const std::filesystem::path& dir, s
 
 std::unique_ptr<BatchStore> BatchStore::open_to_read(const std::filesystem::path& dir, std::string& error) {
   std::unique_ptr<BatchStore> s(new BatchStore());
-  const std::filesystem::path path = dir / "store.sqlite";
-  if (sqlite3_open_v2(path.c_str(), &s->db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
-    error = fmt::format("cannot open store {}: {}", path.string(), s->db_ ? sqlite3_errmsg(s->db_) : "out of memory");
-    return nullptr;
-  }
-  sqlite3_busy_timeout(s->db_, 10000);
+  s->connection_ = StoreConnection::open(dir / "store.sqlite", StoreConnection::Mode::read_only, error);
+  if (!s->connection_) return nullptr;
   return s;
 }
 
-BatchStore::~BatchStore() { sqlite3_close_v2(db_); }
+BatchStore::~BatchStore() = default;
+
+sqlite3* BatchStore::db() const { return connection_->db(); }
 
 bool BatchStore::create(const BatchRecord& b, const std::vector<BatchRequest>& requests, std::string& error) {
-  if (!exec(db_, "BEGIN IMMEDIATE", error)) return false;
+  StoreTransaction transaction(*connection_);
+  if (!transaction.ok()) return error = transaction.error(), false;
   bool ok = true;
   {
-    Stmt batch(db_,
+    Stmt batch(db(),
                "INSERT INTO batches VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)");
     batch.bind(1, b.local_id).bind(2, b.provider).bind(3, b.model).bind(4, std::string(protocol_name(b.protocol)));
     batch.bind(5, b.base_url).bind(6, b.key_env).bind(7, b.state).bind(8, b.remote_id).bind(9, b.input_file_id);
     batch.bind(10, b.remote_status).bind(11, static_cast<long long>(b.requests));
     batch.bind(12, static_cast<long long>(b.finished)).bind(13, b.created_at).bind(14, b.updated_at).bind(15, b.message);
     ok = batch.step() == SQLITE_DONE;
-    Stmt put_system(db_, "INSERT OR IGNORE INTO batch_systems (text) VALUES (?1)");
-    Stmt get_system(db_, "SELECT id FROM batch_systems WHERE text = ?1");
-    Stmt put(db_, "INSERT INTO batch_requests (local_id, custom_id, hash, attempt, call, system_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+    Stmt put_system(db(), "INSERT OR IGNORE INTO batch_systems (text) VALUES (?1)");
+    Stmt get_system(db(), "SELECT id FROM batch_systems WHERE text = ?1");
+    Stmt put(db(), "INSERT INTO batch_requests (local_id, custom_id, hash, attempt, call, system_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
     std::unordered_map<const std::string*, long long> system_ids;
     for (std::size_t i = 0; ok && i < requests.size(); ++i) {
       const BatchRequest& r = requests[i];
@@ -150,30 +138,29 @@ bool BatchStore::create(const BatchRecord& b, const std::vector<BatchRequest>& r
       ok = ok && put.step() == SQLITE_DONE;
     }
   }
-  if (ok && exec(db_, "COMMIT", error)) return true;
-  if (error.empty()) error = sqlite3_errmsg(db_);
-  std::string ignored;
-  exec(db_, "ROLLBACK", ignored);
+  if (ok && transaction.commit()) return true;
+  error = ok ? transaction.error() : connection_->last_error();
   return false;
 }
 
 bool BatchStore::update(const BatchRecord& b, std::string& error) {
-  Stmt s(db_,
+  Stmt s(db(),
          "UPDATE batches SET state = ?2, remote_id = ?3, input_file_id = ?4, remote_status = ?5, finished = ?6, "
          "updated_at = ?7, message = ?8 WHERE local_id = ?1");
   s.bind(1, b.local_id).bind(2, b.state).bind(3, b.remote_id).bind(4, b.input_file_id).bind(5, b.remote_status);
   s.bind(6, static_cast<long long>(b.finished)).bind(7, b.updated_at).bind(8, b.message);
   if (s.step() == SQLITE_DONE) return true;
-  error = sqlite3_errmsg(db_);
+  error = sqlite3_errmsg(db());
   return false;
 }
 
 bool BatchStore::collect(const BatchRecord& b, const std::vector<std::pair<std::string, std::string>>& outcomes,
                          std::string& error) {
-  if (!exec(db_, "BEGIN IMMEDIATE", error)) return false;
+  StoreTransaction transaction(*connection_);
+  if (!transaction.ok()) return error = transaction.error(), false;
   bool ok = true;
   {
-    Stmt s(db_, "UPDATE batch_requests SET outcome = ?3, call = NULL WHERE local_id = ?1 AND custom_id = ?2");
+    Stmt s(db(), "UPDATE batch_requests SET outcome = ?3, call = NULL WHERE local_id = ?1 AND custom_id = ?2");
     for (const auto& [custom_id, outcome] : outcomes) {
       s.reset();
       s.bind(1, b.local_id).bind(2, custom_id).bind(3, outcome);
@@ -182,16 +169,16 @@ bool BatchStore::collect(const BatchRecord& b, const std::vector<std::pair<std::
   }
   BatchRecord done = b;
   done.state = batch_state::collected;
-  if (ok && update(done, error) && exec(db_, "COMMIT", error)) return true;
-  if (error.empty()) error = sqlite3_errmsg(db_);
-  std::string ignored;
-  exec(db_, "ROLLBACK", ignored);
+  if (!ok) return error = connection_->last_error(), false;
+  if (!update(done, error)) return false;
+  if (transaction.commit()) return true;
+  error = transaction.error();
   return false;
 }
 
 std::vector<BatchRecord> BatchStore::batches(bool open_only) {
   std::vector<BatchRecord> out;
-  Stmt s(db_, open_only ? "SELECT * FROM batches WHERE state != 'collected' ORDER BY created_at, local_id"
+  Stmt s(db(), open_only ? "SELECT * FROM batches WHERE state != 'collected' ORDER BY created_at, local_id"
                         : "SELECT * FROM batches ORDER BY created_at, local_id");
   while (s.step() == SQLITE_ROW) out.push_back(record_from(s));
   return out;
@@ -200,8 +187,8 @@ std::vector<BatchRecord> BatchStore::batches(bool open_only) {
 std::vector<BatchRequest> BatchStore::requests(const std::string& local_id) {
   std::vector<BatchRequest> out;
   std::unordered_map<long long, std::shared_ptr<const std::string>> systems;
-  Stmt text(db_, "SELECT text FROM batch_systems WHERE id = ?1");
-  Stmt s(db_,
+  Stmt text(db(), "SELECT text FROM batch_systems WHERE id = ?1");
+  Stmt s(db(),
          "SELECT custom_id, hash, attempt, call, system_id, outcome FROM batch_requests WHERE local_id = ?1 "
          "ORDER BY custom_id");
   s.bind(1, local_id);
@@ -230,7 +217,7 @@ std::vector<BatchRequest> BatchStore::requests(const std::string& local_id) {
 
 std::unordered_set<std::string> BatchStore::hashes_in_open_batches() {
   std::unordered_set<std::string> out;
-  Stmt s(db_,
+  Stmt s(db(),
          "SELECT r.hash FROM batch_requests r JOIN batches b ON b.local_id = r.local_id "
          "WHERE b.state != 'collected' AND r.outcome = ''");
   while (s.step() == SQLITE_ROW) out.insert(s.text(0));
@@ -239,13 +226,13 @@ std::unordered_set<std::string> BatchStore::hashes_in_open_batches() {
 
 std::unordered_map<std::string, int> BatchStore::attempts_by_hash() {
   std::unordered_map<std::string, int> out;
-  Stmt s(db_, "SELECT hash, MAX(attempt) FROM batch_requests GROUP BY hash");
+  Stmt s(db(), "SELECT hash, MAX(attempt) FROM batch_requests GROUP BY hash");
   while (s.step() == SQLITE_ROW) out[s.text(0)] = static_cast<int>(s.integer(1));
   return out;
 }
 
 bool BatchStore::knows_remote_id(const std::string& remote_id) {
-  Stmt s(db_, "SELECT 1 FROM batches WHERE remote_id = ?1");
+  Stmt s(db(), "SELECT 1 FROM batches WHERE remote_id = ?1");
   s.bind(1, remote_id);
   return s.step() == SQLITE_ROW;
 }

@@ -20,6 +20,8 @@ struct sqlite3;
 
 namespace mirac {
 
+class StoreConnection;
+
 /// Where a batch is in its life, as the store records it.
 namespace batch_state {
 inline constexpr const char* preparing = "preparing";  ///< recorded; maybe uploaded or created, not known
@@ -81,7 +83,8 @@ class BatchStore {
 
  private:
   BatchStore() = default;
-  sqlite3* db_ = nullptr;
+  sqlite3* db() const;
+  std::unique_ptr<StoreConnection> connection_;
 };
 
 }  // namespace mirac

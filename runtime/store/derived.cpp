@@ -77,18 +77,17 @@ std::unique_ptr<DerivedValues> DerivedValues::open(const std::filesystem::path& 
   std::unique_ptr<DerivedValues> d(new DerivedValues());
   d->build_ = program_build_id();
   if (d->build_.empty()) return nullptr;
-  if (sqlite3_open_v2(store_file.c_str(), &d->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK)
-    return nullptr;
-  // A cache waits little for the write lock, and need not reach the disk before a
+  std::string error;
+  d->connection_ = StoreConnection::open(store_file, StoreConnection::Mode::existing, error, 0.25);
+  if (!d->connection_) return nullptr;
+  // A cache waits little for the write lock (above), and need not reach the disk before a
   // commit returns: an entry lost to a power cut is derived again.
-  sqlite3_busy_timeout(d->db_, 250);
-  sqlite3_exec(d->db_, "PRAGMA synchronous=NORMAL", nullptr, nullptr, nullptr);
+  d->connection_->exec("PRAGMA synchronous=NORMAL");
+  d->db_ = d->connection_->db();
   return d;
 }
 
-DerivedValues::~DerivedValues() {
-  if (db_) sqlite3_close(db_);
-}
+DerivedValues::~DerivedValues() = default;
 
 bool DerivedValues::this_build_wrote() {
   Stmt q(db_, "SELECT value FROM meta WHERE key = ?");
@@ -99,7 +98,7 @@ bool DerivedValues::this_build_wrote() {
 std::vector<std::pair<std::string, std::string>> DerivedValues::with_prefix(const std::string& prefix) {
   std::vector<std::pair<std::string, std::string>> out;
   // One read transaction, so the build and the entries are seen as of one moment.
-  if (sqlite3_exec(db_, "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) return out;
+  if (!connection_->exec("BEGIN")) return out;
   if (this_build_wrote()) {
     const std::string end = after_prefix(prefix);
     Stmt q(db_, end.empty() ? "SELECT key, value FROM derived WHERE key >= ?1 ORDER BY key"
@@ -108,36 +107,32 @@ std::vector<std::pair<std::string, std::string>> DerivedValues::with_prefix(cons
     if (!end.empty()) bind_blob(q, 2, end);
     while (q.ok() && q.step() == SQLITE_ROW) out.emplace_back(column_blob(q, 0), column_blob(q, 1));
   }
-  sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr);
+  connection_->exec("COMMIT");
   return out;
 }
 
 bool DerivedValues::put(const std::vector<std::pair<std::string, std::string>>& entries) {
   if (entries.empty()) return true;
-  if (sqlite3_exec(db_, kTable, nullptr, nullptr, nullptr) != SQLITE_OK) return false;
-  if (sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) return false;
-  auto fail = [&] {
-    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-    return false;
-  };
+  if (!connection_->exec(kTable)) return false;
+  StoreTransaction transaction(*connection_);
+  if (!transaction.ok()) return false;
   if (!this_build_wrote()) {
-    if (sqlite3_exec(db_, "DELETE FROM derived", nullptr, nullptr, nullptr) != SQLITE_OK) return fail();
+    if (!connection_->exec("DELETE FROM derived")) return false;
     Stmt tag(db_, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)");
     tag.bind(1, std::string(kBuildKey)).bind(2, build_);
-    if (!tag.ok() || tag.step() != SQLITE_DONE) return fail();
+    if (!tag.ok() || tag.step() != SQLITE_DONE) return false;
   }
   {
     Stmt put(db_, "INSERT OR REPLACE INTO derived (key, value) VALUES (?, ?)");
-    if (!put.ok()) return fail();
+    if (!put.ok()) return false;
     for (const auto& [key, value] : entries) {
       put.reset();
       bind_blob(put, 1, key);
       bind_blob(put, 2, value);
-      if (put.step() != SQLITE_DONE) return fail();
+      if (put.step() != SQLITE_DONE) return false;
     }
   }
-  if (sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) return fail();
-  return true;
+  return transaction.commit();
 }
 
 }  // namespace mirac

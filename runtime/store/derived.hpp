@@ -11,6 +11,8 @@
 
 #include <sqlite3.h>
 
+#include "runtime/store/connection.hpp"
+
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -39,7 +41,8 @@ class DerivedValues {
  private:
   DerivedValues() = default;
   bool this_build_wrote();
-  sqlite3* db_ = nullptr;
+  std::unique_ptr<StoreConnection> connection_;
+  sqlite3* db_ = nullptr;  ///< connection_'s
   std::string build_;
 };
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "runtime/store/sqlite_retry.hpp"
+#include "runtime/store/connection.hpp"
 
 namespace mirac {
 namespace {
@@ -53,14 +53,15 @@ bool has_column(sqlite3* db, const char* table, const char* column) {
 // Schema 1 had no `warnings`; schema 2 kept both bodies in each answers row, verbatim;
 // schema 3 kept them encoded in table `bodies` keyed by hash. All become schema 4 in one
 // transaction: the old tables are renamed, the new ones filled from them, the old dropped.
-bool migrate(sqlite3* db) {
-  if (!exec_retrying_busy(db, "BEGIN IMMEDIATE")) return false;
+bool migrate(StoreConnection& c) {
+  sqlite3* db = c.db();
+  if (!c.exec("BEGIN IMMEDIATE")) return false;
   auto fail = [&] {
-    exec_retrying_busy(db, "ROLLBACK");
+    c.exec("ROLLBACK");
     return false;
   };
   // Another process may have moved it while this one waited for the write lock.
-  if (has_column(db, "answers", "id")) return exec_retrying_busy(db, "COMMIT");
+  if (has_column(db, "answers", "id")) return c.exec("COMMIT");
   const bool warnings = has_column(db, "answers", "warnings");
   const bool bodies_in_rows = has_column(db, "answers", "request_body");
   const bool bodies_table = has_table(db, "bodies");
@@ -74,7 +75,7 @@ bool migrate(sqlite3* db) {
     sql += "INSERT INTO bodies (answer,request_encoded,request_body,response_encoded,response_body,quoted) "
            "SELECT a.id,b.request_encoded,b.request_body,b.response_encoded,b.response_body,NULL "
            "FROM old_bodies b JOIN answers a ON a.hash = b.hash; DROP TABLE old_bodies;";
-  if (!exec_retrying_busy(db, sql.c_str())) return fail();
+  if (!c.exec(sql.c_str())) return fail();
   if (bodies_in_rows) {
     Stmt rows(db, "SELECT a.id, o.request_body, o.response_body, o.text FROM old_answers o JOIN answers a ON a.hash = o.hash");
     Stmt put(db, kPutBodies), part(db, kPutPart);
@@ -89,14 +90,14 @@ bool migrate(sqlite3* db) {
     Stmt counts(db, "SELECT (SELECT count(*) FROM old_answers) = (SELECT count(*) FROM answers)");
     if (!counts.ok() || counts.step() != SQLITE_ROW || counts.integer(0) != 1) return fail();
   }
-  if (!exec_retrying_busy(db, fmt::format("DROP TABLE old_answers; INSERT OR REPLACE INTO meta (key, value) "
+  if (!c.exec(fmt::format("DROP TABLE old_answers; INSERT OR REPLACE INTO meta (key, value) "
                                           "VALUES ('schema_version', '{}'); COMMIT",
                                           kSchemaVersion)
                                   .c_str()))
     return fail();
   // Gives the freed pages back to the file system; a store it cannot compact (no room for
   // the copy VACUUM makes) is still whole, only larger.
-  exec_retrying_busy(db, "VACUUM");
+  c.exec("VACUUM");
   return true;
 }
 
@@ -123,9 +124,10 @@ bool write_bodies(Stmt& put_bodies, Stmt& put_part, long long answer, const std:
   return rc == SQLITE_DONE;
 }
 
-bool create_or_migrate(sqlite3* db) {
-  if (!exec_retrying_busy(db, "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")) return false;
-  if (has_table(db, "answers") && !has_column(db, "answers", "id") && !migrate(db)) return false;
+bool create_or_migrate(StoreConnection& c) {
+  sqlite3* db = c.db();
+  if (!c.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")) return false;
+  if (has_table(db, "answers") && !has_column(db, "answers", "id") && !migrate(c)) return false;
   // Schema 5 is schema 4 with the answers' states indexed in row order instead of the
   // index on the hash: the move drops one and builds the other.
   const std::string schema = answers_and_bodies() + kAttemptsAndParts + "DROP INDEX IF EXISTS answers_by_hash;" +
@@ -133,7 +135,7 @@ bool create_or_migrate(sqlite3* db) {
                              fmt::format("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '{0}');"
                                          "UPDATE meta SET value = '{0}' WHERE key = 'schema_version' AND value <> '{0}';",
                                          kSchemaVersion);
-  return exec_retrying_busy(db, schema.c_str());
+  return c.exec(schema.c_str());
 }
 
 }  // namespace mirac

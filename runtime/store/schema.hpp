@@ -13,6 +13,7 @@
 #include <string>
 
 #include "runtime/store/bodies.hpp"
+#include "runtime/store/connection.hpp"
 #include "runtime/store/statement.hpp"
 
 namespace mirac {
@@ -62,6 +63,6 @@ bool write_bodies(Stmt& put_bodies, Stmt& put_part, long long answer, const std:
 
 /// Creates the tables of a new store, or brings one of schema 1, 2 or 3 to schema 4 in one
 /// transaction, byte for byte, and compacts it; then to schema 5 (drops the hash index). False, with the store unchanged, on failure.
-bool create_or_migrate(sqlite3* db);
+bool create_or_migrate(StoreConnection& connection);
 
 }  // namespace mirac

@@ -8,7 +8,7 @@
 #include "runtime/store/schema.hpp"
 #include "runtime/store/statement.hpp"
 #include "runtime/store/journal.hpp"
-#include "runtime/store/sqlite_retry.hpp"
+#include "runtime/store/connection.hpp"
 
 #include <fmt/format.h>
 #include <sqlite3.h>
@@ -64,7 +64,10 @@ std::size_t StatusReport::failed_total() const {
 }
 
 struct Store::Impl {
-  sqlite3* db = nullptr;
+  std::unique_ptr<StoreConnection> connection;
+  sqlite3* db = nullptr;  ///< connection's
+  // The writes of a run group the answers that arrived together in one transaction that
+  // spans calls (begin_batch, commit_batch): prepared once, as it is the run's hot path.
   std::unique_ptr<Stmt> insert, update, attempt, begin, commit, rollback, put_bodies, put_part, get_part, quoted;
   AnswerRows rows;
   // Prepared on first use and kept: a run, `mirac status` and `mirac view` read a brief
@@ -122,7 +125,7 @@ struct Store::Impl {
     begin.reset();
     commit.reset();
     rollback.reset();
-    if (db) sqlite3_close(db);
+    connection.reset();  // after every statement prepared on it
   }
 };
 
@@ -136,23 +139,19 @@ std::unique_ptr<Store> Store::open(const std::filesystem::path& dir, std::string
   std::unique_ptr<Store> s(new Store());
   s->path_ = dir / "store.sqlite";
   s->impl_ = std::make_unique<Impl>();
+  // Other runs may share the store: the connection waits for their short write transactions.
+  s->impl_->connection = StoreConnection::open(s->path_, StoreConnection::Mode::read_write, error);
+  if (!s->impl_->connection) return nullptr;
+  sqlite3* db = s->impl_->db = s->impl_->connection->db();
   auto fail = [&](const std::string& what) {
-    error = fmt::format("cannot open store {}: {}: {}", s->path_.string(), what,
-                        s->impl_->db ? sqlite3_errmsg(s->impl_->db) : "out of memory");
+    error = fmt::format("cannot open store {}: {}: {}", s->path_.string(), what, sqlite3_errmsg(db));
     return nullptr;
   };
-  if (sqlite3_open_v2(s->path_.c_str(), &s->impl_->db,
-                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-                      nullptr) != SQLITE_OK)
-    return fail("open");
-  sqlite3* db = s->impl_->db;
-  // Other runs may share the store: wait for their short write transactions.
-  sqlite3_busy_timeout(db, 10000);
   for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL",
                              "PRAGMA foreign_keys=ON", "PRAGMA temp_store=MEMORY"}) {
-    if (!exec_retrying_busy(db, pragma)) return fail(pragma);
+    if (!s->impl_->connection->exec(pragma)) return fail(pragma);
   }
-  if (!create_or_migrate(db)) return fail(fmt::format("creating its tables or bringing them to schema {}", kSchemaVersion));
+  if (!create_or_migrate(*s->impl_->connection)) return fail(fmt::format("creating its tables or bringing them to schema {}", kSchemaVersion));
   auto& i = *s->impl_;
   i.insert = std::make_unique<Stmt>(db, kInsertAnswer);
   i.update = std::make_unique<Stmt>(db, kUpdateAnswer);
@@ -203,7 +202,7 @@ bool Store::lock_for_run(std::string& error) {
   // (1.6 GB written for a 310 MB MIRA store). Every 64 MB, a page the run keeps changing
   // reaches the database file a few times, not hundreds. Durability is the same: a commit
   // is synced to the log either way.
-  exec_retrying_busy(impl_->db, "PRAGMA wal_autocheckpoint = 16384");
+  impl_->connection->exec("PRAGMA wal_autocheckpoint = 16384");
   return true;
 }
 
@@ -339,9 +338,9 @@ bool Store::check_writable(std::string& error) {
   impl_->briefs.reset();  // what is written next is not in the preloaded briefs
   // A probe of about four answers' size, committed (so it reaches the disk, not only the
   // page cache) and then deleted.
-  bool ok = exec_retrying_busy(impl_->db,
+  bool ok = impl_->connection->exec(
                                "INSERT OR REPLACE INTO meta (key, value) VALUES ('write_probe', hex(zeroblob(8192)))") &&
-            exec_retrying_busy(impl_->db, "DELETE FROM meta WHERE key = 'write_probe'");
+            impl_->connection->exec("DELETE FROM meta WHERE key = 'write_probe'");
   if (!ok)
     error = fmt::format("cannot write to the store {}: {}. Nothing was sent; free space on its disk (or fix its "
                         "permissions) and run again",
@@ -374,7 +373,7 @@ bool Store::import_journal(std::size_t& imported, std::string& error) {
 }
 
 bool Store::cap_pages(long long pages) {
-  return exec_retrying_busy(impl_->db, fmt::format("PRAGMA max_page_count = {}", pages).c_str());
+  return impl_->connection->exec(fmt::format("PRAGMA max_page_count = {}", pages).c_str());
 }
 
 bool Store::record_answer(const AnswerRecord& a, const AttemptRecord& final_attempt) {
