@@ -6,7 +6,7 @@
 #include <string>
 
 #include "engine/annotate/sample.hpp"
-#include "runtime/report/escape.hpp"
+#include "runtime/text/html_escape.hpp"
 
 namespace mirac {
 
@@ -137,28 +137,17 @@ constexpr const char* kScript = R"js(
 })();
 )js";
 
-// JSON inside a <script> element: "</" would end the element early.
-std::string script_safe(const std::string& json) {
-  std::string out;
-  out.reserve(json.size());
-  for (std::size_t i = 0; i < json.size(); ++i) {
-    if (json[i] == '<' && i + 1 < json.size() && json[i + 1] == '/') out += "<\\/", ++i;
-    else out += json[i];
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string annotation_page(const nlohmann::ordered_json& data) {
   const std::string title = "Annotate " + data.value("spec", std::string("audit"));
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
-                     report::xml_escape(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
+                     html_escape(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
   if (data.value("simulated", false))
     html += "<div id=\"simulated-banner\" role=\"alert\">Simulated answers: mirac's offline provider wrote every "
             "answer below. Nothing here is a finding about any real model.</div>\n";
-  html += "<header><h1>" + report::xml_escape(title) +
+  html += "<header><h1>" + html_escape(title) +
           "</h1><span id=\"position\"></span><span id=\"progress\" class=\"progress\"></span></header>\n"
           "<main>\n<div>\n<section><h2>Prompt</h2><div id=\"prompt\" class=\"text\"></div></section>\n"
           "<section><h2>Answer</h2><div id=\"answer\" class=\"text\"></div></section>\n"
@@ -168,7 +157,10 @@ std::string annotation_page(const nlohmann::ordered_json& data) {
           "<nav><button id=\"previous\" type=\"button\">Previous</button><button id=\"next\" type=\"button\">Next</button>"
           "<button id=\"save\" type=\"button\">Save CSV</button>"
           "<textarea id=\"csv-output\" readonly aria-label=\"saved CSV\"></textarea></nav>\n";
-  html += "<script type=\"application/json\" id=\"annotation-data\">" + script_safe(data.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)) + "</script>\n";
+  // The answers, prompts and checklists are untrusted: as JSON escaped for a <script>
+  // element, so that no `<!--`, `<script` or `</script>` in them can end the data block.
+  const std::string json = data.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  html += "<script type=\"application/json\" id=\"annotation-data\">" + script_json(json) + "</script>\n";
   html += std::string("<script>") + kScript + "</script>\n</body>\n</html>\n";
   return html;
 }

@@ -4,8 +4,11 @@ namespace mirac::view {
 
 namespace {
 
-// Every text from the store goes into the page through textContent (the el() helper), never
-// as HTML: answers and rationales are model output and may hold markup.
+// Every text from the store goes into the page through text nodes (the el() helper appends
+// strings, which the DOM never parses), never as HTML: answers, prompts, rationales and seed
+// fields are untrusted and may hold markup. The page itself holds no data: it reads the
+// server's JSON, so nothing untrusted is ever part of this HTML. tests/browser/
+// hostile_text_test.cpp feeds it payloads.
 constexpr std::string_view kPage = R"html(<!doctype html>
 <html lang="en">
 <head>
@@ -42,7 +45,7 @@ td.snippet { color: var(--muted); min-width: 300px; max-width: 460px; }
 td.snippet div { max-height: 2.9em; overflow: hidden; }
 .flag { display: inline-block; font-size: 11px; padding: 0 5px; border-radius: 3px; background: #fde7e9; color: var(--bad); margin-right: 3px; }
 .pager { display: flex; gap: 10px; align-items: center; padding: 8px 0; }
-.text { white-space: pre-wrap; background: var(--bg); border: 1px solid var(--line); border-radius: 4px; padding: 8px; }
+.text { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--bg); border: 1px solid var(--line); border-radius: 4px; padding: 8px; }
 h2 { font-size: 15px; margin: 14px 0 6px; }
 h3 { font-size: 13px; margin: 10px 0 4px; color: var(--muted); }
 .met { color: var(--good); } .unmet { color: var(--bad); }
@@ -341,7 +344,9 @@ start();
 )html";
 
 // Added at the end of a report page's body, after its tables. Moves the cell's text into
-// the link, so the page reads as before, numbers now underlined.
+// the link, so the page reads as before, numbers now underlined. The nodes are moved, not
+// parsed again, and the link stays on this server ('/?' and the query the report wrote,
+// html-escaped, into data-answers), whatever the cell's text.
 constexpr std::string_view kAnswerLinks = R"html(<script id="mirac-view-links">
 for (const cell of document.querySelectorAll('td[data-answers]')) {
   const link = document.createElement('a');
@@ -358,6 +363,8 @@ for (const cell of document.querySelectorAll('td[data-answers]')) {
 std::string_view page_html() { return kPage; }
 
 std::string with_answer_links(std::string report_html) {
+  // The page's own closing tag: report.html escapes every text it holds (html_escape,
+  // script_json), so no `</body>` of data can come after it.
   const auto end = report_html.rfind("</body>");
   report_html.insert(end == std::string::npos ? report_html.size() : end, kAnswerLinks);
   return report_html;

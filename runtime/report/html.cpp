@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 
 #include "runtime/report/document.hpp"
-#include "runtime/report/escape.hpp"
 #include "runtime/report/figure_data.hpp"
 #include "runtime/report/libraries.hpp"
+#include "runtime/text/html_escape.hpp"
 
 namespace mirac::report {
 
@@ -48,12 +48,11 @@ constexpr const char* kDrawFigures = R"(for (const [id, spec] of figures) {
 }
 )";
 
-// JSON inside <script>: "<" appears only in strings, where \u003c means the same and
-// cannot end the element or open a comment.
-std::string script_json(const nlohmann::ordered_json& j) {
-  std::string out;
-  for (char c : j.dump()) out += c == '<' ? std::string("\\u003c") : std::string(1, c);
-  return out;
+// A figure's id or Vega-Lite spec as a literal of the page's script. Specs carry data
+// (seed fields, level labels) that may hold `</script>` or `<!--`: script_json keeps them
+// inside the element. Bytes that are not UTF-8 become U+FFFD rather than failing the page.
+std::string script_literal(const nlohmann::ordered_json& j) {
+  return script_json(j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
 }
 
 // `a` -> <code>a</code>, the rest escaped.
@@ -63,7 +62,7 @@ std::string code_spans(const std::string& text) {
   std::size_t start = 0;
   for (std::size_t i = 0; i <= text.size(); ++i) {
     if (i < text.size() && text[i] != '`') continue;
-    std::string part = xml_escape(text.substr(start, i - start));
+    std::string part = html_escape(text.substr(start, i - start));
     out += code ? "<code>" + part + "</code>" : part;
     code = !code;
     start = i + 1;
@@ -79,10 +78,10 @@ const std::string& answers_of(const Table& t, std::size_t r, std::size_t c) {
 
 void table(std::string& out, const Table& t) {
   auto cls = [&](std::size_t i) { return i < t.numeric.size() && t.numeric[i] ? " class=\"num\"" : ""; };
-  out += t.id.empty() ? "<table>\n" : fmt::format("<table id=\"{}\">\n", xml_escape(t.id));
-  if (!t.caption.empty()) out += fmt::format("<caption>{}</caption>\n", xml_escape(t.caption));
+  out += t.id.empty() ? "<table>\n" : fmt::format("<table id=\"{}\">\n", html_escape(t.id));
+  if (!t.caption.empty()) out += fmt::format("<caption>{}</caption>\n", html_escape(t.caption));
   out += "<thead><tr>";
-  for (std::size_t i = 0; i < t.header.size(); ++i) out += fmt::format("<th{}>{}</th>", cls(i), xml_escape(t.header[i]));
+  for (std::size_t i = 0; i < t.header.size(); ++i) out += fmt::format("<th{}>{}</th>", cls(i), html_escape(t.header[i]));
   out += "</tr></thead>\n<tbody>\n";
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
     const auto& row = t.rows[r];
@@ -90,8 +89,8 @@ void table(std::string& out, const Table& t) {
     for (std::size_t i = 0; i < t.header.size(); ++i) {
       // Inert in the file: mirac view, serving the page, makes such cells links.
       const std::string& answers = answers_of(t, r, i);
-      const std::string data = answers.empty() ? "" : fmt::format(" data-answers=\"{}\"", xml_escape(answers));
-      out += fmt::format("<td{}{}>{}</td>", cls(i), data, xml_escape(i < row.size() ? row[i] : ""));
+      const std::string data = answers.empty() ? "" : fmt::format(" data-answers=\"{}\"", html_escape(answers));
+      out += fmt::format("<td{}{}>{}</td>", cls(i), data, html_escape(i < row.size() ? row[i] : ""));
     }
     out += "</tr>\n";
   }
@@ -102,29 +101,29 @@ void table(std::string& out, const Table& t) {
 
 std::string to_html(const Document& doc) {
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-  out += fmt::format("<title>{}</title>\n<style>\n{}</style>\n</head>\n<body>\n", xml_escape(doc.title), kStyle);
+  out += fmt::format("<title>{}</title>\n<style>\n{}</style>\n</head>\n<body>\n", html_escape(doc.title), kStyle);
   if (!doc.banner.empty()) out += fmt::format("<div class=\"banner\" id=\"simulated-banner\" role=\"alert\">{}</div>\n", code_spans(doc.banner));
   out += "<main>\n";
-  out += fmt::format("<h1>{}</h1>\n", xml_escape(doc.title));
+  out += fmt::format("<h1>{}</h1>\n", html_escape(doc.title));
   if (!doc.provenance.empty()) out += fmt::format("<p class=\"provenance\">{}</p>\n", code_spans(doc.provenance));
   std::string figures;
   std::size_t index = 0;
   for (const auto& block : doc.blocks) {
     if (const auto* h = std::get_if<Heading>(&block)) {
-      const std::string id = h->id.empty() ? "" : fmt::format(" id=\"{}\"", xml_escape(h->id));
-      out += fmt::format("<h{0}{1}>{2}</h{0}>\n", h->level, id, xml_escape(h->text));
+      const std::string id = h->id.empty() ? "" : fmt::format(" id=\"{}\"", html_escape(h->id));
+      out += fmt::format("<h{0}{1}>{2}</h{0}>\n", h->level, id, html_escape(h->text));
     } else if (const auto* p = std::get_if<Paragraph>(&block)) {
       out += fmt::format("<p>{}</p>\n", code_spans(p->text));
     } else if (const auto* n = std::get_if<Note>(&block)) {
-      out += fmt::format("<p class=\"note\"><strong>Note:</strong> {}</p>\n", xml_escape(n->text));
+      out += fmt::format("<p class=\"note\"><strong>Note:</strong> {}</p>\n", html_escape(n->text));
     } else if (const auto* t = std::get_if<Table>(&block)) {
       table(out, *t);
     } else if (const auto* f = std::get_if<Figure>(&block)) {
       const std::string id = figure_id(*f, index++);
       out += fmt::format("<figure>\n<div class=\"chart\" id=\"{}\" role=\"img\" aria-label=\"{}\"></div>\n"
                          "<figcaption>{}</figcaption>\n</figure>\n",
-                         xml_escape(id), xml_escape(f->title), xml_escape(f->title));
-      figures += fmt::format("{}[{}, {}]", figures.empty() ? "" : ",\n  ", script_json(id), script_json(f->spec));
+                         html_escape(id), html_escape(f->title), html_escape(f->title));
+      figures += fmt::format("{}[{}, {}]", figures.empty() ? "" : ",\n  ", script_literal(id), script_literal(f->spec));
     }
   }
   out += "</main>\n";
