@@ -65,6 +65,11 @@ void add_transfer_commands(Commands& commands) {
   }
   export_cmd->add_option("-o,--output", o->exporting.output, "output file (default: standard output)");
   export_cmd->add_option("--format", o->exporting.format, "jsonl (default) or csv")->check(CLI::IsMember({"jsonl", "csv"}));
+  export_cmd
+      ->add_option("--csv-formulas", o->exporting.csv_formulas,
+                   "csv: neutralise (default: a text cell a spreadsheet would run as a formula gets a ' in front) "
+                   "or keep (every cell as it is, for programs)")
+      ->check(CLI::IsMember({"neutralise", "keep"}));
   export_cmd->add_option("--judge", o->exporting.judge,
                          "export scores: the judge whose scores to write (default: the spec's first)");
   import_cmd->add_option("file", o->file, "JSONL file of answers")->required();

@@ -9,13 +9,6 @@ bool DataTable::has_column(const std::string& name) const {
   return std::find(columns.begin(), columns.end(), name) != columns.end();
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string quoted = "\"";
-  for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
-
 std::string json_text(const nlohmann::ordered_json& value) {
   if (value.is_string()) return value.get<std::string>();
   if (value.is_null()) return "";

@@ -56,8 +56,5 @@ std::shared_ptr<const DataTable> read_table(const std::filesystem::path& path, c
 
 /// A JSON value as text: strings without quotes, others as compact JSON.
 std::string json_text(const nlohmann::ordered_json& value);
-/// One CSV field as RFC 4180 writes it: quoted, quotes doubled, when it holds a comma, a
-/// quote or a line break; as is otherwise. The inverse of what read_table reads.
-std::string csv_field(const std::string& text);
 
 }  // namespace mirac

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "runtime/text/csv_cells.hpp"
+
 namespace mirac::analyze {
 
 int ScoreTable::dim_index(const std::string& name) const {
@@ -72,8 +74,10 @@ struct Loader {
     auto [b, e] = csv_field_span(record, index);
     return sources.range(row.file, row.line_begin + b, row.line_begin + e);
   }
+  // The cell's text, with the ' that mirac's writers put before a formula-like text taken
+  // off (csv_text_read): a seed id `-7` written as '-7 in scores.csv reads back as -7.
   std::string text(const DataRow& row, const std::string& column) const {
-    return json_text(row.fields.at(column));
+    return csv_text_read(json_text(row.fields.at(column)));
   }
 };
 

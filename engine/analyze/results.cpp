@@ -4,6 +4,7 @@
 #include "engine/analyze/analyze.hpp"
 #include "engine/analyze/parts.hpp"
 #include "interpreter/hash.hpp"
+#include "runtime/text/csv_cells.hpp"
 
 namespace mirac::analyze {
 
@@ -40,7 +41,9 @@ nlohmann::ordered_json manifest(const Spec& spec, const std::filesystem::path& s
 std::string to_csv(const Table& table) {
   std::string out;
   auto line = [&](const std::vector<std::string>& cells) {
-    for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + csv_field(cells[i]);
+    // The cells are text: numbers as csv_number() wrote them, which stay numbers, and
+    // labels (seed ids and fields among them), which a spreadsheet must not run.
+    for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + csv_number_or_text(cells[i]);
     out += '\n';
   };
   line(table.header);

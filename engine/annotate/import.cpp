@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "runtime/store/annotations.hpp"
+#include "runtime/text/csv_cells.hpp"
 
 namespace mirac {
 
@@ -26,10 +27,12 @@ std::pair<double, double> scale_of(const Spec& spec) {
   return {1, 5};
 }
 
-// A cell of the sheet as text ("" when the row lacks the column).
+// A cell of the sheet as text ("" when the row lacks the column), with the ' that the
+// sheet's writers put before text a spreadsheet would run taken off (csv_text_read), so a
+// comment saved by the page reads back as typed.
 std::string cell(const DataRow& row, const std::string& column) {
   auto it = row.fields.find(column);
-  return it == row.fields.end() ? std::string() : json_text(*it);
+  return it == row.fields.end() ? std::string() : csv_text_read(json_text(*it));
 }
 
 }  // namespace

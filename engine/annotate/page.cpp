@@ -108,7 +108,15 @@ constexpr const char* kScript = R"js(
     document.getElementById('next').disabled = current === data.items.length - 1;
   }
 
-  const cell = (s) => (/[",\r\n]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s);
+  // Cells as runtime/text/csv_cells.cpp writes them: a text a spreadsheet would run as a
+  // formula (=, +, -, @, tab or CR first, after any ') gets one ' in front and is quoted,
+  // and `mirac annotate import` takes it off again; a plain number (a score) stays as is.
+  const plainNumber = (s) => /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s);
+  const quote = (s) => '"' + s.replace(/"/g, '""') + '"';
+  const cell = (s) => {
+    if (!plainNumber(s) && /^'*[=+\-@\t\r]/.test(s)) return quote("'" + s);
+    return /[",\r\n]/.test(s) ? quote(s) : s;
+  };
   function sheet() {
     const lines = [['item', 'id', 'prompt_id'].concat(data.dims.map((d) => d.name), ['comment']).map(cell).join(',')];
     for (const item of data.items) {

@@ -10,6 +10,7 @@
 
 #include "engine/analyze/context.hpp"
 #include "runtime/stats/bootstrap.hpp"
+#include "runtime/text/csv_cells.hpp"
 
 namespace mirac {
 
@@ -99,11 +100,11 @@ Outcome sample_answers(const Audit& audit, Store& store, const SampleOptions& o,
 std::string annotation_sheet(const Audit& audit, const AnnotationSample& sample) {
   std::vector<std::string> dims = analyze::score_dimensions(audit.spec());
   std::string out = "item,id,prompt_id";
-  for (const auto& d : dims) out += "," + csv_field(d);
+  for (const auto& d : dims) out += "," + csv_text(d);
   out += ",comment\n";
   for (std::size_t i = 0; i < sample.rows.size(); ++i) {
     const RequestRow& r = audit.plan().requests[sample.rows[i]];
-    out += fmt::format("{},{},{}", i + 1, r.call.hash, csv_field(audit.plan().prompts[r.prompt].id));
+    out += fmt::format("{},{},{}", i + 1, r.call.hash, csv_text(audit.plan().prompts[r.prompt].id));
     for (std::size_t d = 0; d < dims.size(); ++d) out += ",";
     out += ",\n";
   }

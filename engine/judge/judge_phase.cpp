@@ -15,6 +15,7 @@
 #include "interpreter/criteria.hpp"
 
 #include "engine/send/send.hpp"
+#include "runtime/text/csv_cells.hpp"
 
 namespace mirac {
 
@@ -351,16 +352,18 @@ std::string scores_csv(const Spec& spec, const analyze::ScoreTable& table) {
   // Several raters (for agreement analyses) are told apart by a first column `rater`.
   const bool by_rater = !table.others.empty();
   std::string out = by_rater ? "rater,seed,model,arm" : "seed,model,arm";
-  for (const auto& f : spec.factors) out += "," + csv_field(f.name);
-  for (const auto& d : table.dims) out += "," + csv_field(d);
+  for (const auto& f : spec.factors) out += "," + csv_text(f.name);
+  for (const auto& d : table.dims) out += "," + csv_text(d);
   out += "\n";
   auto write = [&](const std::string& rater, const std::vector<analyze::ScoreRow>& rows) {
     for (const auto& row : rows) {
-      if (by_rater) out += csv_field(rater) + ",";
-      out += csv_field(spec.seeds[row.seed].id) + "," + csv_field(spec.models[row.model].name) + "," +
-             csv_field(spec.arms[row.arm].name);
+      // Names and seed ids are text (a seed id from a data file may be anything); scores
+      // are numbers. load_scores() reads the names back with csv_text_read().
+      if (by_rater) out += csv_text(rater) + ",";
+      out += csv_text(spec.seeds[row.seed].id) + "," + csv_text(spec.models[row.model].name) + "," +
+             csv_text(spec.arms[row.arm].name);
       for (std::size_t f = 0; f < spec.factors.size(); ++f)
-        out += "," + csv_field(spec.factors[f].levels[row.levels[f]].name.name);
+        out += "," + csv_text(spec.factors[f].levels[row.levels[f]].name.name);
       for (double s : row.scores) out += "," + (analyze::is_na(s) ? std::string("N/A") : fmt::format("{}", s));
       out += "\n";
     }

@@ -81,10 +81,14 @@ Row export_row(const Spec& spec, const Plan& plan, const RequestRow& r, const An
 }
 
 // RFC 4180: a field holding a comma, a quote or a line break is quoted, quotes doubled.
-// A JSON null (a score that is N/A, a column that does not apply) is an empty cell.
-std::string csv_cell(const Row& value) {
+// A JSON null (a score that is N/A, a column that does not apply) is an empty cell. A
+// string (an answer, a rationale, a seed id) is text: one a spreadsheet would run as a
+// formula gets a ' in front unless `formulas` is keep. Numbers and booleans are never
+// strings here, so a negative number stays a number.
+std::string csv_cell(const Row& value, CsvFormulas formulas) {
   if (value.is_null()) return "";
-  return csv_field(value.is_string() ? value.get<std::string>() : value.dump());
+  if (value.is_string()) return csv_text(value.get_ref<const std::string&>(), formulas);
+  return csv_field(value.dump());
 }
 
 // --- export scores ---------------------------------------------------------------------
@@ -188,15 +192,16 @@ Row score_row(const Spec& spec, const Plan& plan, const RequestRow& r, const Jud
 struct RowWriter {
   std::ostream& out;
   bool csv;
+  CsvFormulas formulas;
   std::vector<std::string> header;
   void start() {
     if (!csv) return;
-    for (std::size_t i = 0; i < header.size(); ++i) out << (i ? "," : "") << csv_field(header[i]);
+    for (std::size_t i = 0; i < header.size(); ++i) out << (i ? "," : "") << csv_text(header[i], formulas);
     out << "\r\n";
   }
   void write(const Row& row) {
     if (csv) {
-      for (std::size_t i = 0; i < header.size(); ++i) out << (i ? "," : "") << csv_cell(row[header[i]]);
+      for (std::size_t i = 0; i < header.size(); ++i) out << (i ? "," : "") << csv_cell(row[header[i]], formulas);
       out << "\r\n";
     } else {
       // UTF-8 as is (not \u-escaped); bytes that are not UTF-8 become U+FFFD.
@@ -210,12 +215,12 @@ struct RowWriter {
 // replies behind them, so the state is `scored` and rationales, round, problem and
 // judge_hash are empty.
 std::string export_rater_scores(const Audit& audit, Store& store, const std::string& rater, std::ostream& target,
-                                bool csv, const std::string& where) {
+                                bool csv, CsvFormulas formulas, const std::string& where) {
   const Spec& spec = audit.spec();
   const Plan& plan = audit.plan();
   const analyze::ScoreTable table = rater_scores(spec, plan, audit.sources(), store, rater, audit.options.repairs);
   const ScoreKeys keys = score_keys(spec, table.dims);
-  RowWriter writer{target, csv, score_columns(keys)};
+  RowWriter writer{target, csv, formulas, score_columns(keys)};
   writer.start();
   std::map<std::string, std::size_t> request_of;  // the answer's seed, model, arm and levels -> request
   for (std::size_t i = 0; i < plan.requests.size(); ++i)
@@ -259,6 +264,12 @@ Outcome export_table(const Audit& audit, const ExportOptions& options, std::ostr
   const std::string fmt_name = options.format.empty() ? "jsonl" : options.format;
   if (fmt_name != "jsonl" && fmt_name != "csv")
     return Outcome::fail(kUsageError, fmt::format("mirac export: unknown format '{}'; expected jsonl or csv", options.format));
+  if (!options.csv_formulas.empty() && fmt_name != "csv")
+    return Outcome::fail(kUsageError, "mirac export: --csv-formulas applies to --format csv only");
+  if (!options.csv_formulas.empty() && options.csv_formulas != "neutralise" && options.csv_formulas != "keep")
+    return Outcome::fail(kUsageError, fmt::format("mirac export: unknown --csv-formulas '{}'; expected neutralise or keep",
+                                                  options.csv_formulas));
+  const CsvFormulas formulas = options.csv_formulas == "keep" ? CsvFormulas::keep : CsvFormulas::neutralise;
   const Spec& spec = audit.spec();
   const Plan& plan = audit.plan();
 
@@ -302,7 +313,7 @@ Outcome export_table(const Audit& audit, const ExportOptions& options, std::ostr
   const bool csv = fmt_name == "csv";
   if (what == "responses") {
     const std::vector<std::string> fkeys = factor_keys(spec);
-    RowWriter writer{*target, csv, columns(fkeys)};
+    RowWriter writer{*target, csv, formulas, columns(fkeys)};
     writer.start();
     std::size_t done = 0, failed = 0, skipped = 0;
     for (const auto& r : plan.requests) {
@@ -318,7 +329,7 @@ Outcome export_table(const Audit& audit, const ExportOptions& options, std::ostr
                           "were skipped\n",
                           spec.name, done + failed, done, failed, where, skipped, plan.requests.size());
   } else if (judge_index < 0) {
-    summary = export_rater_scores(audit, *store, judge_name, *target, csv, where);
+    summary = export_rater_scores(audit, *store, judge_name, *target, csv, formulas, where);
   } else {
     JudgeBuilder judge(spec, audit.sources(), judge_index);
     const Judge& j = spec.judges[static_cast<std::size_t>(judge_index)];
@@ -326,7 +337,7 @@ Outcome export_table(const Audit& audit, const ExportOptions& options, std::ostr
     std::vector<std::string> columns = score_columns(keys);
     // Graded criteria: one column, an array of {"met", "quote"} per criterion of the seed.
     if (judge.rubric().criteria) columns.insert(columns.end() - 4, "criteria");
-    RowWriter writer{*target, csv, columns};
+    RowWriter writer{*target, csv, formulas, columns};
     writer.start();
     std::vector<std::size_t> rows(plan.requests.size());
     for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;

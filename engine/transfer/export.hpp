@@ -1,11 +1,13 @@
 // export.hpp: the stored answers of a spec's plan, or one judge's scores of them, out of
-// the run store as JSON Lines or RFC 4180 CSV (docs/cli.md, `mirac export`).
+// the run store as JSON Lines or RFC 4180 CSV (docs/cli.md, `mirac export`). In CSV, text
+// a spreadsheet would run as a formula is made inert unless asked otherwise.
 #pragma once
 
 #include <iosfwd>
 #include <string>
 
 #include "engine/session.hpp"
+#include "runtime/text/csv_cells.hpp"
 
 namespace mirac {
 
@@ -14,6 +16,9 @@ struct ExportOptions {
   std::string format = "jsonl";    ///< jsonl or csv
   std::string judge;               ///< scores: the judge (empty: the spec's first)
   std::string output;              ///< a file; empty or "-": the stream given
+  /// CSV only: "neutralise" (the default when empty) or "keep" (text cells as they are,
+  /// for programs; csv_cells.hpp).
+  std::string csv_formulas;
 };
 
 /// One row per stored answer of the plan, in plan order; for `scores`, where that answer

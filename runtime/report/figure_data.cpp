@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "runtime/report/numbers.hpp"
+#include "runtime/text/csv_cells.hpp"
 
 namespace mirac::report {
 
@@ -34,12 +35,12 @@ std::string cell_text(const Json& row, const std::string& column, const char* nu
   return it->is_string() ? it->get<std::string>() : it->dump();
 }
 
-// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
+// A value of the figure's data as a CSV field: a string (a seed field, a label) as text a
+// spreadsheet will not run, anything else (numbers) as JSON; a missing one empty.
+std::string csv_value(const Json& row, const std::string& column) {
+  const auto it = row.find(column);
+  if (it == row.end() || it->is_null()) return "";
+  return it->is_string() ? csv_text(it->get_ref<const std::string&>()) : csv_field(it->dump());
 }
 
 }  // namespace
@@ -53,14 +54,14 @@ std::string figure_csv(const Figure& f) {
   // about `const char* + std::string&&`.
   for (std::size_t i = 0; i < cols.size(); ++i) {
     if (i) out += ',';
-    out += csv_field(cols[i]);
+    out += csv_text(cols[i]);
   }
   out += "\n";
   for (const auto& row : *values) {
     if (!row.is_object()) continue;
     for (std::size_t i = 0; i < cols.size(); ++i) {
       if (i) out += ',';
-      out += csv_field(cell_text(row, cols[i], ""));
+      out += csv_value(row, cols[i]);
     }
     out += "\n";
   }
