@@ -1,4 +1,4 @@
-// check_report_items.cpp: the names of a report's items. A name is how a variant's `extend
+// report_items.cpp: the names of a report's items. A name is how a variant's `extend
 // report` picks out an item to replace or remove, so two items of one report may not share
 // one; and an `override` or `remove` item still in a report after the merge of a variant was
 // written where there is no base's report to change.
@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "interpreter/check.hpp"
+#include "interpreter/check/context.hpp"
 
 namespace mirac {
 
@@ -36,6 +36,15 @@ void check_report_items(const ast::ReportDecl& report, const SourceManager& sour
     diags.note(at.file == item.name->range.file ? fmt::format("the first is at line {}", at.begin.line)
                                                 : fmt::format("the first is at {}:{}:{}", sources.path(at.file),
                                                               at.begin.line, at.begin.column));
+  }
+}
+
+void check_reports(CheckContext& cx) {
+  NameTable report_names("report", cx.diags);
+  for (auto [d, r] : all_of<ast::ReportDecl>(cx.decls)) {
+    if (!report_names.add(r->name)) continue;
+    check_report_items(*r, cx.sources, cx.diags);
+    cx.spec.reports.push_back(*r);
   }
 }
 

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "interpreter/cell_scope.hpp"
-#include "interpreter/check.hpp"
+#include "interpreter/eval/cell_scope.hpp"
+#include "interpreter/check/check.hpp"
 
 namespace mirac {
 

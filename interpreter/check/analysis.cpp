@@ -8,7 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "interpreter/check_analysis_checker.hpp"
+#include "interpreter/check/analysis_checker.hpp"
+#include "interpreter/check/context.hpp"
 
 namespace mirac {
 
@@ -400,5 +401,24 @@ void check_row_condition(const Spec& spec, const ast::Expr& condition, const std
   Checker(spec, diags).row_condition(condition, no_scores);
 }
 
-}  // namespace mirac
+// Flags, contrasts and analyses are kept by name here; their names and expressions are
+// checked by check_analysis_blocks once ranging contrasts are expanded.
+void check_flags(CheckContext& cx) {
+  NameTable flag_names("flag", cx.diags);
+  for (auto [d, f] : all_of<ast::FlagDecl>(cx.decls))
+    if (flag_names.add(f->name)) cx.spec.flags.push_back(*f);
+}
 
+void check_contrasts(CheckContext& cx) {
+  NameTable contrast_names("contrast", cx.diags);
+  for (auto [d, c] : all_of<ast::ContrastDecl>(cx.decls))
+    if (contrast_names.add(c->name)) cx.spec.contrasts.push_back(*c);
+}
+
+void check_analyses(CheckContext& cx) {
+  NameTable analysis_names("analysis", cx.diags);
+  for (auto [d, a] : all_of<ast::AnalysisDecl>(cx.decls))
+    if (analysis_names.add(a->name)) cx.spec.analyses.push_back(*a);
+}
+
+}  // namespace mirac

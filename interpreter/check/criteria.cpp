@@ -5,8 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "interpreter/check.hpp"
-#include "interpreter/criteria.hpp"
+#include "interpreter/check/check.hpp"
 
 namespace mirac {
 

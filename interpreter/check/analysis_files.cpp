@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "interpreter/check.hpp"
-#include "interpreter/data.hpp"
+#include "interpreter/check/check.hpp"
+#include "interpreter/model/data.hpp"
 
 namespace mirac {
 

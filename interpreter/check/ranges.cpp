@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "interpreter/check.hpp"
+#include "interpreter/check/check.hpp"
 
 namespace mirac {
 

@@ -1,11 +1,11 @@
-// check_raters.cpp: the raters of a spec: its judges (checked in check.cpp), the panels
+// raters.cpp: the raters of a spec: its judges (checked in judges.cpp), the panels
 // that combine them, and which rater's scores the analyses use (the header's `scores`).
 #include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "interpreter/check.hpp"
+#include "interpreter/check/context.hpp"
 
 namespace mirac {
 
@@ -84,5 +84,7 @@ void check_raters(Spec& spec, const std::vector<const ast::Decl*>& decls, const 
   }
   spec.scores_rater = rater;
 }
+
+void check_panels(CheckContext& cx) { check_raters(cx.spec, cx.decls, cx.scores_setting, cx.diags); }
 
 }  // namespace mirac

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "interpreter/check.hpp"
+#include "interpreter/check/check.hpp"
 
 namespace mirac::check_detail {
 

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "interpreter/check.hpp"
-#include "interpreter/cell_scope.hpp"
+#include "interpreter/check/check.hpp"
+#include "interpreter/eval/cell_scope.hpp"
 
 namespace mirac {
 

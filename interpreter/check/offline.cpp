@@ -1,6 +1,6 @@
 // offline.cpp: `--offline`, the spec run against the built-in offline provider
 // (runtime/offline/offline_model.hpp) instead of the providers it names.
-#include "interpreter/check.hpp"
+#include "interpreter/check/check.hpp"
 
 namespace mirac {
 

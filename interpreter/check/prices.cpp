@@ -1,4 +1,4 @@
-// check_prices.cpp: what calls cost. A price block (`price { input 2.5 output 15 }`, USD
+// prices.cpp: what calls cost. A price block (`price { input 2.5 output 15 }`, USD
 // per million tokens), a model's or judge's own price, and the providers' `prices` tables,
 // each problem reported at its place.
 #include <cmath>
@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "interpreter/check.hpp"
-#include "interpreter/stdlib_modules.hpp"
+#include "interpreter/check/context.hpp"
+#include "interpreter/merge/stdlib_modules.hpp"
 
 namespace mirac {
 
@@ -96,9 +96,13 @@ std::optional<Price> own_price(const std::optional<ast::Block>& settings, const 
 // file win over those of its other modules, which win over the stdlib's, so a spec can
 // correct or extend a list price without copying the stdlib; two entries for one model
 // string at the same level are an error, whatever the order the modules were read in.
-void resolve_price_tables(Spec& spec, const std::vector<const ast::Decl*>& decls, FileId main_file,
-                          const SourceManager& sources, const std::vector<std::string>& provider_names,
-                          Diagnostics& diags) {
+void check_prices(CheckContext& cx) {
+  Spec& spec = cx.spec;
+  Diagnostics& diags = cx.diags;
+  const SourceManager& sources = cx.sources;
+  const FileId main_file = cx.main_file;
+  std::vector<std::string> provider_names;
+  for (const auto& [name, provider] : spec.providers) provider_names.push_back(name);
   auto level_of = [&](FileId f) {
     if (f == main_file) return 2;
     for (const auto& m : embedded_stdlib())
@@ -110,7 +114,7 @@ void resolve_price_tables(Spec& spec, const std::vector<const ast::Decl*>& decls
     SourceRange at;
   };
   std::map<std::pair<std::string, std::string>, Seen> seen;
-  for (const ast::Decl* d : decls) {
+  for (const ast::Decl* d : cx.decls) {
     const auto* t = std::get_if<ast::PricesDecl>(&d->node);
     if (!t) continue;
     auto pv = spec.providers.find(t->provider.name);
@@ -145,6 +149,37 @@ void resolve_price_tables(Spec& spec, const std::vector<const ast::Decl*>& decls
       pv->second.prices[e.model.value] = *price;
     }
   }
+}
+
+std::optional<Price> resolve_price(const CheckContext& cx, const std::string& owner, const std::string& provider,
+                                   const std::string& model, const std::optional<ast::Block>& settings) {
+  bool found = false;
+  auto price = own_price(settings, owner, found, cx.diags);
+  if (found) return price;
+  auto pv = cx.spec.providers.find(provider);
+  if (pv == cx.spec.providers.end()) return std::nullopt;
+  auto it = pv->second.prices.find(model);
+  if (it == pv->second.prices.end()) return std::nullopt;
+  return it->second;
+}
+
+// The run prices calls by model string, as the providers bill them; one model string priced
+// twice over (two providers, or an override next to a list price) cannot be honoured
+// exactly, so the run uses the higher price and says so here.
+void warn_prices_by_model_string(CheckContext& cx) {
+  std::map<std::string, std::pair<Price, std::string>> priced;
+  auto same_string = [&](const std::string& who, const std::string& model, const std::optional<Price>& p,
+                         SourceRange at) {
+    if (!p) return;
+    auto [it, fresh] = priced.try_emplace(model, *p, who);
+    const Price& first = it->second.first;
+    if (fresh || (first.input == p->input && first.output == p->output)) return;
+    cx.diags.warning(at, fmt::format("'{}' costs input {} output {} here but input {} output {} for {}; calls are "
+                                     "priced by model string, so the run counts the higher of each part",
+                                     model, p->input, p->output, first.input, first.output, it->second.second));
+  };
+  for (const auto& m : cx.spec.models) same_string("model " + m.name, m.model, m.price, m.range);
+  for (const auto& j : cx.spec.judges) same_string("judge " + j.name, j.model, j.price, j.range);
 }
 
 }  // namespace mirac

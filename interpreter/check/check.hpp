@@ -7,7 +7,7 @@
 #include <map>
 #include <optional>
 
-#include "interpreter/spec.hpp"
+#include "interpreter/model/spec.hpp"
 
 namespace mirac {
 
@@ -23,7 +23,7 @@ struct CheckOptions {
 Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options, SourceManager& sources,
            Diagnostics& diags, const std::map<FileId, std::filesystem::path>& data_roots = {});
 
-// Parts of the checker, one file each.
+// Parts of the checker, one file each (the parts that take a CheckContext are in context.hpp).
 void bind_seeds(Spec& spec, const std::vector<const ast::Decl*>& decls, SourceManager& sources, Diagnostics& diags);
 void bind_texts(Spec& spec, const std::vector<const ast::Decl*>& decls, SourceManager& sources, Diagnostics& diags);
 void check_analysis_blocks(const Spec& spec, Diagnostics& diags);
@@ -55,11 +55,6 @@ void check_raters(Spec& spec, const std::vector<const ast::Decl*>& decls, const 
 /// was one at all (a malformed price is reported, and the table price is not used instead).
 std::optional<Price> own_price(const std::optional<ast::Block>& settings, const std::string& owner, bool& found,
                                Diagnostics& diags);
-/// Fills each provider's `prices` from every `prices NAME { ... }`: the spec's own file wins
-/// over its other modules, which win over the stdlib's (check_prices.cpp).
-void resolve_price_tables(Spec& spec, const std::vector<const ast::Decl*>& decls, FileId main_file,
-                          const SourceManager& sources, const std::vector<std::string>& provider_names,
-                          Diagnostics& diags);
 /// Points every model and judge at the built-in `offline` provider (declaring it when the
 /// spec does not use stdlib.providers): models become `sim-<model>`, judges `judge-<model>`.
 void use_offline_provider(Spec& spec);

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "interpreter/check_analysis_checker.hpp"
+#include "interpreter/check/analysis_checker.hpp"
 
 namespace mirac::check_detail {
 

@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "interpreter/check.hpp"
-#include "interpreter/eval.hpp"
+#include "interpreter/check/context.hpp"
+#include "interpreter/eval/eval.hpp"
 
 namespace mirac {
 
@@ -129,6 +129,21 @@ void check_simulate(const Spec& spec, Diagnostics& diags) {
       diags.warning(d.name.range, fmt::format("dimension '{}' is not simulated: `mirac simulate` leaves it N/A, and "
                                               "an offline run's judge scores it by its heuristic", d.name.name));
   }
+}
+
+// One `simulate` block per spec, checked once every rubric and analysis is known.
+void check_simulate_block(CheckContext& cx) {
+  const ast::Decl* first_simulate = nullptr;
+  for (auto [d, sim] : all_of<ast::SimulateDecl>(cx.decls)) {
+    if (first_simulate) {
+      cx.diags.error(d->range, "a spec has one 'simulate' block; this is a second");
+      cx.diags.note(fmt::format("the first is at line {}", first_simulate->range.begin.line));
+      continue;
+    }
+    first_simulate = d;
+    cx.spec.simulate = *sim;
+  }
+  if (cx.spec.simulate) check_simulate(cx.spec, cx.diags);
 }
 
 }  // namespace mirac
