@@ -8,8 +8,9 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
-#include "interpreter/format.hpp"
-#include "interpreter/parse.hpp"
+#include "interpreter/format/format.hpp"
+#include "interpreter/parse/parse.hpp"
+#include "interpreter/summary/plan_summary.hpp"
 
 namespace mirac::cli {
 

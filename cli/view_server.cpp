@@ -7,7 +7,7 @@
 
 #include "engine/view/json.hpp"
 #include "engine/view/page.hpp"
-#include "interpreter/eval.hpp"
+#include "interpreter/eval/eval.hpp"
 
 namespace mirac::cli {
 

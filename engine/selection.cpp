@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "interpreter/diagnostics.hpp"
+#include "interpreter/model/diagnostics.hpp"
 #include "runtime/store/hash_key.hpp"
 
 namespace mirac {

@@ -1,13 +1,16 @@
 #include "engine/session.hpp"
 
-#include <cstdlib>
-
 namespace mirac {
+
+const Environment& environment(const AuditOptions& options) {
+  static const ProcessEnvironment process;  // stateless: reads getenv on each call
+  return options.env ? *options.env : process;
+}
 
 CheckOptions check_options(const AuditOptions& options) {
   CheckOptions c;
   if (!options.data.empty()) c.data_root = options.data;
-  if (const char* env = std::getenv("MIRAC_DATA"); env && *env) c.env_data_root = env;
+  if (auto root = environment(options).get("MIRAC_DATA")) c.env_data_root = *root;
   c.offline = options.offline;
   return c;
 }

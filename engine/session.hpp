@@ -10,6 +10,7 @@
 #include <string>
 
 #include "interpreter/driver.hpp"
+#include "runtime/providers/environment.hpp"
 #include "runtime/store/store.hpp"
 
 namespace mirac {
@@ -55,6 +56,9 @@ struct AuditOptions {
   /// the steps that send. A program embedding mirac passes its own (docs/embedding.md);
   /// `offline:` requests never reach it.
   HttpClient* http = nullptr;
+  /// Where $MIRAC_DATA and the API keys are read; null: the process environment. Not owned;
+  /// tests and programs embedding mirac pass their own.
+  const Environment* env = nullptr;
   // Analysis and report.
   std::string scores;     ///< analyze this scores CSV instead of the store's scores
   std::string out_dir;    ///< default <run dir>/results (`results` with `scores`)
@@ -80,6 +84,8 @@ struct Audit {
   bool has_store() const { return std::filesystem::exists(run_dir / "store.sqlite"); }
 };
 
+/// The environment `options` read: its own, else the process's.
+const Environment& environment(const AuditOptions& options);
 /// The check options `options` imply: `data`, then $MIRAC_DATA, then the spec's own.
 CheckOptions check_options(const AuditOptions& options);
 /// The run directory: `options.store`, else runs/<spec name> (runs/<spec name>.offline with

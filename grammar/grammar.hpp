@@ -1,6 +1,6 @@
 // grammar.hpp: the PEGTL grammar of .audit files. docs/language.md is the prose version.
 // Rules only; error texts live in grammar/errors.hpp, the tree-to-AST step in
-// interpreter/parse.cpp.
+// interpreter/parse/parse.cpp.
 #pragma once
 
 #include <tao/pegtl.hpp>

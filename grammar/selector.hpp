@@ -1,5 +1,5 @@
 // selector.hpp: which grammar rules become nodes of the parse tree that
-// interpreter/parse.cpp turns into the AST. Wrapper rules of one child fold away.
+// interpreter/parse/parse.cpp turns into the AST. Wrapper rules of one child fold away.
 #pragma once
 
 #include <tao/pegtl/contrib/parse_tree.hpp>

@@ -1,6 +1,6 @@
 #include "interpreter/driver.hpp"
 
-#include "interpreter/modules.hpp"
+#include "interpreter/merge/modules.hpp"
 
 namespace mirac {
 

@@ -7,9 +7,9 @@
 #include <memory>
 #include <string>
 
-#include "interpreter/check.hpp"
-#include "interpreter/merge.hpp"
-#include "interpreter/plan.hpp"
+#include "interpreter/check/check.hpp"
+#include "interpreter/merge/merge.hpp"
+#include "interpreter/plan/plan.hpp"
 
 namespace mirac {
 

@@ -15,7 +15,7 @@
 #include "engine/analyze/manifest.hpp"
 #include "engine/judge/raters.hpp"
 #include "engine/send/answer_marks.hpp"
-#include "interpreter/hash.hpp"
+#include "runtime/hash/hash.hpp"
 
 namespace mirac {
 

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "interpreter/row_scope.hpp"
+#include "interpreter/scores/row_scope.hpp"
 
 namespace mirac::analyze {
 

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "interpreter/scores.hpp"
+#include "interpreter/scores/scores.hpp"
 
 namespace mirac::analyze {
 

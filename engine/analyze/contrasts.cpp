@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "engine/analyze/parts.hpp"
-#include "interpreter/eval.hpp"
+#include "interpreter/eval/eval.hpp"
 #include "runtime/stats/bootstrap.hpp"
 
 namespace mirac::analyze {

@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "interpreter/plan.hpp"
-#include "interpreter/scores.hpp"
+#include "interpreter/plan/plan.hpp"
+#include "interpreter/scores/scores.hpp"
 
 namespace mirac::analyze {
 

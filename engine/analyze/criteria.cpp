@@ -14,7 +14,7 @@
 
 #include "engine/analyze/pairs.hpp"
 #include "engine/analyze/parts.hpp"
-#include "interpreter/criteria.hpp"
+#include "interpreter/judge/criteria.hpp"
 #include "runtime/stats/bootstrap.hpp"
 #include "runtime/stats/mcnemar.hpp"
 #include "runtime/stats/multiple_testing.hpp"

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "engine/analyze/parts.hpp"
-#include "interpreter/row_scope.hpp"
+#include "interpreter/scores/row_scope.hpp"
 
 namespace mirac::analyze {
 

@@ -10,8 +10,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "interpreter/hash.hpp"
-#include "interpreter/judge.hpp"
+#include "runtime/hash/hash.hpp"
+#include "interpreter/judge/judge.hpp"
 #include "runtime/offline/offline_model.hpp"
 
 namespace mirac::analyze {

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/analyze/context.hpp"
-#include "interpreter/plan.hpp"
+#include "interpreter/plan/plan.hpp"
 #include "runtime/store/store.hpp"
 
 namespace mirac::analyze {

@@ -5,7 +5,7 @@
 
 #include "engine/analyze/pairs.hpp"
 #include "engine/analyze/parts.hpp"
-#include "interpreter/row_scope.hpp"
+#include "interpreter/scores/row_scope.hpp"
 
 namespace mirac::analyze {
 

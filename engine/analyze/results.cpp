@@ -3,7 +3,7 @@
 
 #include "engine/analyze/analyze.hpp"
 #include "engine/analyze/parts.hpp"
-#include "interpreter/hash.hpp"
+#include "runtime/hash/hash.hpp"
 #include "runtime/text/csv_cells.hpp"
 
 namespace mirac::analyze {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "engine/session.hpp"
-#include "interpreter/scores.hpp"
+#include "interpreter/scores/scores.hpp"
 
 namespace mirac {
 

@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "interpreter/criteria.hpp"
+#include "interpreter/judge/criteria.hpp"
 
 #include "engine/send/send.hpp"
 #include "runtime/text/csv_cells.hpp"

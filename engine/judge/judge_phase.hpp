@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "engine/selection.hpp"
-#include "interpreter/judge.hpp"
-#include "interpreter/scores.hpp"
+#include "interpreter/judge/judge.hpp"
+#include "interpreter/scores/scores.hpp"
 #include "runtime/scheduler/run_plan.hpp"
 #include "runtime/store/store.hpp"
 

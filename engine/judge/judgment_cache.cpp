@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "interpreter/hash.hpp"
+#include "runtime/hash/hash.hpp"
 
 namespace mirac {
 namespace {

@@ -8,8 +8,8 @@
 
 #include "engine/judge/judge_phase.hpp"
 #include "runtime/store/annotations.hpp"
-#include "interpreter/eval.hpp"
-#include "interpreter/row_scope.hpp"
+#include "interpreter/eval/eval.hpp"
+#include "interpreter/scores/row_scope.hpp"
 
 namespace mirac {
 

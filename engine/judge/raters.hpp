@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "interpreter/plan.hpp"
-#include "interpreter/scores.hpp"
+#include "interpreter/plan/plan.hpp"
+#include "interpreter/scores/scores.hpp"
 #include "runtime/store/store.hpp"
 
 namespace mirac {

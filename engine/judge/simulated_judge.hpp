@@ -1,6 +1,6 @@
 // simulated_judge.hpp: the offline judge of a spec that declares its truth (a `simulate`
 // block): it replies as the offline judge does, with each answer's declared scores in
-// place of the heuristic ones (interpreter/simulate.hpp). The scores are those of
+// place of the heuristic ones (interpreter/scores/simulate.hpp). The scores are those of
 // replicate 0 of `mirac simulate` for the same answers (docs/simulation.md).
 #pragma once
 
@@ -9,8 +9,8 @@
 #include <optional>
 #include <string>
 
-#include "interpreter/judge.hpp"
-#include "interpreter/simulate.hpp"
+#include "interpreter/judge/judge.hpp"
+#include "interpreter/scores/simulate.hpp"
 #include "runtime/offline/offline_model.hpp"
 
 namespace mirac {

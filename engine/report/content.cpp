@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "interpreter/eval.hpp"
-#include "interpreter/format.hpp"
+#include "interpreter/eval/eval.hpp"
+#include "interpreter/format/format.hpp"
 
 namespace mirac::report {
 

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "interpreter/scores.hpp"
+#include "interpreter/scores/scores.hpp"
 #include "engine/report/content.hpp"
 #include "runtime/report/numbers.hpp"
 #include "runtime/report/vega_charts.hpp"

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "engine/analyze/context.hpp"
-#include "interpreter/scores.hpp"
+#include "interpreter/scores/scores.hpp"
 #include "engine/report/content.hpp"
 #include "runtime/report/figure_data.hpp"
 

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "interpreter/spec.hpp"
+#include "interpreter/model/spec.hpp"
 
 namespace mirac::report {
 

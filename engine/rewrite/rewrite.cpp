@@ -9,7 +9,7 @@
 
 #include "engine/selection.hpp"
 #include "engine/send/send.hpp"
-#include "interpreter/data.hpp"
+#include "interpreter/model/data.hpp"
 
 namespace mirac {
 

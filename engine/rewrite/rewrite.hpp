@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "engine/session.hpp"
-#include "interpreter/rewrite.hpp"
+#include "interpreter/rewrite/rewrite.hpp"
 #include "runtime/scheduler/run_plan.hpp"
 
 namespace mirac {

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "interpreter/plan.hpp"
+#include "interpreter/plan/plan.hpp"
 #include "runtime/store/store.hpp"
 
 namespace mirac {

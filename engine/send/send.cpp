@@ -74,6 +74,7 @@ SchedulerOptions scheduler_options(const Spec& spec, const AuditOptions& o) {
   }
   s.budget_usd = o.budget_usd;
   s.transport = o.http;
+  s.environment = o.env;
   return s;
 }
 
@@ -102,7 +103,7 @@ Outcome check_ready_to_send(const Audit& audit, const Selection& selection, bool
   std::vector<ModelCall> to_send;
   for (std::size_t row : selection.rows)
     if (!done.count(audit.plan().requests[row].call.hash)) to_send.push_back(audit.plan().requests[row].call);
-  const ProcessEnvironment env;
+  const Environment& env = environment(audit.options);
   const std::vector<MissingKey> answers = missing_keys(to_send, env), judges = missing_keys(keyed, env);
   if (!answers.empty() || !judges.empty()) {
     // Every missing key at once, answers' and judges' together, so that one fix is enough.

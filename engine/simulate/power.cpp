@@ -18,9 +18,9 @@
 
 #include "engine/analyze/parts.hpp"
 #include "engine/simulate/quantities.hpp"
-#include "interpreter/diagnostics.hpp"
-#include "interpreter/cell_scope.hpp"
-#include "interpreter/simulate.hpp"
+#include "interpreter/model/diagnostics.hpp"
+#include "interpreter/eval/cell_scope.hpp"
+#include "interpreter/scores/simulate.hpp"
 #include "runtime/stats/bootstrap.hpp"
 
 namespace mirac {

@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "interpreter/spec.hpp"
+#include "interpreter/model/spec.hpp"
 
 namespace mirac {
 

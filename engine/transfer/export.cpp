@@ -12,7 +12,7 @@
 
 #include "engine/judge/judge_phase.hpp"
 #include "engine/judge/raters.hpp"
-#include "interpreter/judge.hpp"
+#include "interpreter/judge/judge.hpp"
 #include "runtime/store/store.hpp"
 
 namespace mirac {

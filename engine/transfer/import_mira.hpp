@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "interpreter/data.hpp"
-#include "interpreter/plan.hpp"
+#include "interpreter/model/data.hpp"
+#include "interpreter/plan/plan.hpp"
 
 namespace mirac {
 

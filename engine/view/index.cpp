@@ -8,8 +8,8 @@
 #include "engine/judge/judge_phase.hpp"
 #include "engine/judge/raters.hpp"
 #include "engine/view/pairs.hpp"
-#include "interpreter/criteria.hpp"
-#include "interpreter/eval.hpp"
+#include "interpreter/judge/criteria.hpp"
+#include "interpreter/eval/eval.hpp"
 
 namespace mirac::view {
 

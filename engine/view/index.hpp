@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "engine/session.hpp"
-#include "interpreter/judge.hpp"
-#include "interpreter/scores.hpp"
+#include "interpreter/judge/judge.hpp"
+#include "interpreter/scores/scores.hpp"
 
 namespace mirac::view {
 

@@ -2,8 +2,8 @@
 
 #include <unordered_map>
 
-#include "interpreter/eval.hpp"
-#include "interpreter/row_scope.hpp"
+#include "interpreter/eval/eval.hpp"
+#include "interpreter/scores/row_scope.hpp"
 
 namespace mirac::view {
 

@@ -1,5 +1,5 @@
 // message_format.hpp: the section headings of the judge's user message and the phrases
-// of its instructions that carry structure. interpreter/judge.cpp writes them and the
+// of its instructions that carry structure. interpreter/judge/judge.cpp writes them and the
 // offline judge (runtime/offline) reads them, so they live in one place.
 #pragma once
 

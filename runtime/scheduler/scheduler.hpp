@@ -70,6 +70,8 @@ struct SchedulerOptions {
   /// The transport for every request but `offline:` ones; null: libcurl (run_plan). Not
   /// owned. A program embedding mirac, or a test, passes its own.
   HttpClient* transport = nullptr;
+  /// Where API keys and NO_PROXY are read; null: the process environment (run_plan). Not owned.
+  const Environment* environment = nullptr;
 };
 
 struct Progress {

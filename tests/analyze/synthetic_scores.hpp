@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "interpreter/scores.hpp"
-#include "interpreter/spec.hpp"
+#include "interpreter/scores/scores.hpp"
+#include "interpreter/model/spec.hpp"
 
 namespace analyze_test {
 

@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "interpreter/data.hpp"
+#include "interpreter/model/data.hpp"
 #include "runtime/text/csv_cells.hpp"
 #include "tests/cli/hostile_provider.hpp"
 #include "tests/cli/mirac_binary.hpp"

@@ -11,7 +11,7 @@
 #include "tests/cli/cli_calls.hpp"
 #include "fake_server.hpp"
 #include "mirac_binary.hpp"
-#include "interpreter/data.hpp"
+#include "interpreter/model/data.hpp"
 #include "interpreter/driver.hpp"
 #include "runtime/store/store.hpp"
 

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "interpreter/hash.hpp"
+#include "runtime/hash/hash.hpp"
 #include "mirac_binary.hpp"
 
 namespace {

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "interpreter/driver.hpp"
-#include "interpreter/judge.hpp"
+#include "interpreter/judge/judge.hpp"
 #include "mirac_binary.hpp"
 #include "engine/judge/judge_phase.hpp"
 #include "runtime/store/store.hpp"

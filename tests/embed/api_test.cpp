@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "interpreter/hash.hpp"
+#include "runtime/hash/hash.hpp"
 #include "mirac/mirac.hpp"
 
 namespace {

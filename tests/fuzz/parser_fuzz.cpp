@@ -6,8 +6,8 @@
 #include <sstream>
 #include <string>
 
-#include "interpreter/format.hpp"
-#include "interpreter/parse.hpp"
+#include "interpreter/format/format.hpp"
+#include "interpreter/parse/parse.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <tao/pegtl/contrib/analyze.hpp>
 
 #include "grammar/errors.hpp"
-#include "interpreter/parse.hpp"
+#include "interpreter/parse/parse.hpp"
 
 namespace g = mirac::grammar;
 namespace pegtl = tao::pegtl;

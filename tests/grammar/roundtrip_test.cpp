@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "helpers.hpp"
-#include "interpreter/format_expr.hpp"
+#include "interpreter/format/expr.hpp"
 
 namespace fs = std::filesystem;
 using mirac::test::parse_text;

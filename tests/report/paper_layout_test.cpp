@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "engine/report/report.hpp"
-#include "interpreter/diagnostics.hpp"
+#include "interpreter/model/diagnostics.hpp"
 #include "tests/report/report_support.hpp"
 
 using namespace report_test;

@@ -18,7 +18,7 @@
 
 #include "cli/cli.hpp"
 #include "interpreter/driver.hpp"
-#include "interpreter/simulate.hpp"
+#include "interpreter/scores/simulate.hpp"
 #include "runtime/stats/bootstrap.hpp"
 
 namespace fs = std::filesystem;

@@ -3,7 +3,7 @@
 #include <sstream>
 
 #include "cli/cli.hpp"
-#include "interpreter/stdlib_modules.hpp"
+#include "interpreter/merge/stdlib_modules.hpp"
 
 TEST_CASE("cli prints its version") {
   std::ostringstream out, err;
