@@ -1,5 +1,6 @@
 // page.hpp: the one page of `mirac view`: self-contained HTML with inline CSS and vanilla
-// JavaScript (no external assets, so it works offline), reading the server's /api.
+// JavaScript (no external assets, so it works offline), reading the server's /api. Its
+// files are web/view/, compiled in (runtime/report/web_files.hpp).
 #pragma once
 
 #include <string>
