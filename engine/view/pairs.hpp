@@ -1,7 +1,7 @@
 // pairs.hpp: matched pairs for `mirac view`: the two answers that differ in one factor
 // only (same seed, model, arm and every other factor), as the spec's pair flags and paired
 // analyses match them (engine/analyze/flags.cpp); and whether a pair flag fires on a pair,
-// evaluated by the same condition code (interpreter/row_scope) the analyses use.
+// evaluated by the same condition code (interpreter/scores/row_scope) the analyses use.
 #pragma once
 
 #include <string>
