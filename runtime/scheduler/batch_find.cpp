@@ -49,7 +49,7 @@ bool BatchRun::list_since(Open& o, std::vector<RemoteBatch>& listed) {
     HttpResponse r = call(batch_list_request(at, after), ok);
     if (!ok) {
       Interpretation in = interpret(b.protocol, r, c_.ctx.clock.wall());
-      if (classify(r, in) == CallResult::stopped)
+      if (classify_batch_call(r, in) == CallResult::stopped)
         stop_provider(b.provider, in.cause + ": " + c_.redact(in.message));
       o.next_poll = c_.ctx.clock.now() + settings(b.provider).poll_s;
       return false;

@@ -76,7 +76,7 @@ HttpResponse BatchRun::call(HttpRequest request, bool& ok) {
   return response;
 }
 
-CallResult classify(const HttpResponse& r, const Interpretation& in) {
+CallResult classify_batch_call(const HttpResponse& r, const Interpretation& in) {
   // What a failed control call means: worth another try, the request's fault, or the provider's.
   if (r.error != TransportError::none) return CallResult::unsure;
   if (r.status == 401 || r.status == 402 || r.status == 403 || in.verdict == Verdict::fatal_provider) return CallResult::stopped;
@@ -211,7 +211,7 @@ void BatchRun::send(Open& o) {
   o.next_poll = c_.ctx.clock.now() + settings(b.provider).poll_s;
   auto failed = [&](const HttpResponse& r, const char* what) {
     Interpretation in = interpret(b.protocol, r, c_.ctx.clock.wall());
-    CallResult kind = classify(r, in);
+    CallResult kind = classify_batch_call(r, in);
     const std::string why = c_.redact(r.error != TransportError::none ? r.error_message : in.message);
     if (kind == CallResult::stopped) return stop_provider(b.provider, in.cause + ": " + why);
     if (kind == CallResult::unsure) {
@@ -263,7 +263,7 @@ void BatchRun::poll(Open& o) {
   auto remote = ok ? parse_remote_batch(b.protocol, b.base_url, r.body, error) : std::nullopt;
   if (!remote) {
     Interpretation in = interpret(b.protocol, r, c_.ctx.clock.wall());
-    CallResult kind = classify(r, in);
+    CallResult kind = classify_batch_call(r, in);
     if (kind == CallResult::stopped) return stop_provider(b.provider, in.cause + ": " + c_.redact(in.message));
     if (kind == CallResult::rejected && r.status == 404) {
       // The provider no longer knows it (deleted, another account): what it held is sent again.

@@ -52,7 +52,7 @@ struct BatchRunContext {
 
 /// What a failed control call of a batch API means.
 enum class CallResult { ok, unsure, rejected, stopped };
-CallResult classify(const HttpResponse& r, const Interpretation& in);
+CallResult classify_batch_call(const HttpResponse& r, const Interpretation& in);
 
 class BatchRun {
  public:
