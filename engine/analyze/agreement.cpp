@@ -70,6 +70,32 @@ struct Coincidences {
   }
 };
 
+// Every answer any of the raters scored, once: the table `where` and `by` are read on,
+// and for each of its rows where each rater's row of that answer is.
+struct AnswerUnion {
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  ScoreTable table;
+  std::vector<std::vector<std::size_t>> row_of;  ///< [answer][rater]: index into that rater's rows, or kNone
+};
+
+AnswerUnion answer_union(const std::string& path, const std::vector<std::string>& dims,
+                         const std::vector<std::string>& raters, const std::vector<const std::vector<ScoreRow>*>& rows_of) {
+  AnswerUnion u{ScoreTable{path, dims, {}, raters.empty() ? "" : raters[0], {}}, {}};
+  std::unordered_map<std::string, std::size_t> answer_of;
+  for (std::size_t r = 0; r < rows_of.size(); ++r)
+    for (std::size_t i = 0; i < rows_of[r]->size(); ++i) {
+      const ScoreRow& row = (*rows_of[r])[i];
+      auto [it, added] = answer_of.emplace(answer_key(row), u.table.rows.size());
+      if (added) {
+        u.table.rows.push_back(row);
+        u.row_of.emplace_back(rows_of.size(), AnswerUnion::kNone);
+      }
+      // A rater with two rows of one answer keeps its first, as the matching always has.
+      if (u.row_of[it->second][r] == AnswerUnion::kNone) u.row_of[it->second][r] = i;
+    }
+  return u;
+}
+
 }  // namespace
 
 nlohmann::ordered_json run_agreement(const Context& ctx, const ast::AnalysisDecl& a, Output& out) {
@@ -99,14 +125,14 @@ nlohmann::ordered_json run_agreement(const Context& ctx, const ast::AnalysisDecl
     j["error"] = why;
     return j;
   }
-  // Answers are those the first rater scored; `where` and `by` read its rows.
-  ScoreTable anchor{ctx.scores.path, ctx.scores.dims, *rows_of[0], raters[0], {}};
-  Context actx{spec, anchor, ctx.options, ctx.sources, ctx.diags};
+  // The answers are every answer any rater scored, so that no statistic depends on the
+  // order the raters are named in: an answer the first rater missed is still a unit of
+  // alpha when two others scored it. `where` and `by` read the row of the first rater, in
+  // the order named, who scored the answer.
+  const AnswerUnion answers = answer_union(ctx.scores.path, ctx.scores.dims, raters, rows_of);
+  Context actx{spec, answers.table, ctx.options, ctx.sources, ctx.diags};
   const std::vector<std::string> by = option_variables(find_option(a.options, "by"));
-  const std::vector<Group> groups = group_rows(spec, anchor, filter_rows(actx, a.options), by);
-  std::vector<std::unordered_map<std::string, std::size_t>> index(raters.size());
-  for (std::size_t r = 1; r < raters.size(); ++r)
-    for (std::size_t i = 0; i < rows_of[r]->size(); ++i) index[r].emplace(answer_key((*rows_of[r])[i]), i);
+  const std::vector<Group> groups = group_rows(spec, answers.table, filter_rows(actx, a.options), by);
 
   double lo = 1, hi = 5;
   if (const ast::RubricDecl* rubric = spec.scored_rubric(); rubric && rubric->scale) {
@@ -136,15 +162,12 @@ nlohmann::ordered_json run_agreement(const Context& ctx, const ast::AnalysisDecl
       std::vector<int> seeds;
       std::vector<std::vector<bool>> present;
       for (std::size_t i : g.rows) {
-        const ScoreRow& row = anchor.rows[i];
+        const ScoreRow& row = answers.table.rows[i];
         std::vector<double> v(raters.size(), std::nan(""));
         std::vector<bool> has(raters.size(), false);
-        v[0] = row.scores[static_cast<std::size_t>(d)];
-        has[0] = true;
-        const std::string key = answer_key(row);
-        for (std::size_t r = 1; r < raters.size(); ++r)
-          if (auto it = index[r].find(key); it != index[r].end()) {
-            v[r] = (*rows_of[r])[it->second].scores[static_cast<std::size_t>(d)];
+        for (std::size_t r = 0; r < raters.size(); ++r)
+          if (const std::size_t at = answers.row_of[i][r]; at != AnswerUnion::kNone) {
+            v[r] = (*rows_of[r])[at].scores[static_cast<std::size_t>(d)];
             has[r] = true;
           }
         values.push_back(std::move(v));
@@ -167,6 +190,7 @@ nlohmann::ordered_json run_agreement(const Context& ctx, const ast::AnalysisDecl
           std::vector<PairSums> per_seed(seed_slot.size(), zero);
           std::size_t na_pairs = 0, unmatched = 0;
           for (std::size_t i = 0; i < values.size(); ++i) {
+            if (!present[i][ra] && !present[i][rb]) continue;  // an answer only other raters scored
             if (!present[i][ra] || !present[i][rb]) {
               ++unmatched;
               continue;
