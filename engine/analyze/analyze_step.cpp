@@ -21,19 +21,28 @@ namespace mirac {
 
 namespace {
 
-// Every rater an agreement analysis compares or a criteria analysis reads, in order of
+// Every rater an agreement analysis compares, a criteria analysis reads or a corrected
+// analysis corrects (`judge`) and corrects with (`people`, by default human), in order of
 // first mention.
 std::vector<std::string> compared_raters(const Spec& spec) {
   std::vector<std::string> out;
+  auto add = [&](const std::string& name) {
+    if (!name.empty() && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  };
   for (const auto& a : spec.analyses) {
-    if (a.kind.name != "agreement" && a.kind.name != "criteria") continue;
+    const bool corrected = a.kind.name == "corrected";
+    if (a.kind.name != "agreement" && a.kind.name != "criteria" && !corrected) continue;
+    bool people_named = false;
     for (const auto& o : a.options) {
-      if (o.key.name != "raters" && o.key.name != "rater") continue;
+      people_named = people_named || o.key.name == "people";
+      const bool names_raters = o.key.name == "raters" || o.key.name == "rater" ||
+                                (corrected && (o.key.name == "judge" || o.key.name == "people"));
+      if (!names_raters) continue;
       for (const auto& v : o.values)
         for (const ast::Expr* e : {&v.value, v.versus ? &*v.versus : nullptr})
-          if (const std::string name = e ? rater_name(*e) : ""; !name.empty())
-            if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+          if (e) add(rater_name(*e));
     }
+    if (corrected && !people_named) add("human");
   }
   return out;
 }

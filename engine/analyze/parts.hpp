@@ -27,5 +27,7 @@ nlohmann::ordered_json run_paired(const Context& ctx, const ast::AnalysisDecl& a
 nlohmann::ordered_json run_spearman(const Context& ctx, const ast::AnalysisDecl& a, Output& out);
 nlohmann::ordered_json run_agreement(const Context& ctx, const ast::AnalysisDecl& a, Output& out);
 nlohmann::ordered_json run_criteria(const Context& ctx, const ast::AnalysisDecl& a, Output& out);
+/// Judge-corrected means, contrasts and flag rates with people's scores (corrected.cpp).
+nlohmann::ordered_json run_corrected(const Context& ctx, const ast::AnalysisDecl& a, Output& out);
 
 }  // namespace mirac::analyze

@@ -61,6 +61,12 @@ class Checker {
   // applying a rubric that has every dimension the analysis names.
   void raters(const ast::AnalysisDecl& a, const ast::AnalysisOption& o) const;
   static std::string name_of_expr(const ast::Expr& e);
+  // corrected_options.cpp: a `corrected` analysis's judge (the `judge` option, else the
+  // analyses' rater) scores every dimension it corrects; its other options name a judge,
+  // people, declared contrasts and unit flags, a certification rule and a method.
+  void corrected_judge(const ast::AnalysisDecl& a) const;
+  void corrected_option(const ast::AnalysisOption& o) const;
+  static const ast::AnalysisOption* find(const ast::AnalysisDecl& a, const std::string& key);
   void report(const ast::ReportDecl& r) const;
 
   const Spec& spec_;

@@ -18,13 +18,15 @@ void Checker::analysis(const ast::AnalysisDecl& a) const {
       {"paired", {"compare", "by", "pairs", "where", "patterns"}},
       {"spearman", {"by", "against", "where"}},
       {"agreement", {"raters", "by", "where"}},
-      {"criteria", {"rater", "compare", "by", "where"}}};
+      {"criteria", {"rater", "compare", "by", "where"}},
+      {"corrected", {"judge", "people", "by", "where", "contrasts", "flags", "certify", "method"}}};
   auto kind = kOptions.find(a.kind.name);
   if (kind == kOptions.end()) {
     std::string message = with_suggestion(fmt::format("unknown analysis '{}'", a.kind.name), a.kind.name,
-                                          {"lmm", "clmm", "wilcoxon", "paired", "spearman", "agreement", "criteria"});
+                                          {"lmm", "clmm", "wilcoxon", "paired", "spearman", "agreement", "criteria",
+                                           "corrected"});
     if (message.find("did you mean") == std::string::npos)
-      message += "; analyses are lmm, clmm, wilcoxon, paired, spearman, agreement and criteria";
+      message += "; analyses are lmm, clmm, wilcoxon, paired, spearman, agreement, criteria and corrected";
     diags_.error(a.kind.range, message);
     return;
   }
@@ -59,11 +61,17 @@ void Checker::analysis(const ast::AnalysisDecl& a) const {
     }
   } else {
     if (a.formula) diags_.error(a.formula->range, fmt::format("{} takes dimensions, not a formula", a.kind.name));
-    if (a.args.empty() && !a.formula && a.kind.name != "criteria")
-      diags_.error(a.kind.range, fmt::format("{} needs at least one rubric dimension", a.kind.name));
+    // corrected may correct declared contrasts or flags alone.
+    const bool corrects_others = a.kind.name == "corrected" && (find(a, "contrasts") || find(a, "flags"));
+    if (a.args.empty() && !a.formula && a.kind.name != "criteria" && !corrects_others)
+      diags_.error(a.kind.range, a.kind.name == "corrected"
+                                     ? std::string("corrected needs a rubric dimension, or contrasts or flags to correct: "
+                                                   "corrected(D3) or corrected() { flags NAME }")
+                                     : fmt::format("{} needs at least one rubric dimension", a.kind.name));
     if (!a.args.empty() && a.kind.name == "criteria")
       diags_.error(a.args.front().range, "criteria() reads the criteria of a rater, not dimensions: criteria() { rater NAME }");
     for (const auto& arg : a.args) dim_arg(arg);
+    if (a.kind.name == "corrected") corrected_judge(a);
   }
   const bool has_compare =
       std::any_of(a.options.begin(), a.options.end(), [](const ast::AnalysisOption& o) { return o.key.name == "compare"; });
@@ -139,6 +147,8 @@ void Checker::option(const ast::AnalysisDecl& a, const ast::AnalysisOption& o) c
       diags_.error(o.range, "against needs a data file: against csv(\"scores.csv\") { model = model_column ... }");
   } else if (k == "raters") {
     raters(a, o);
+  } else if (k == "judge" || k == "people" || k == "contrasts" || k == "flags" || k == "certify" || k == "method") {
+    corrected_option(o);
   } else if (k == "patterns") {
     NameEnv env;
     env.names = {"delta"};
