@@ -1,9 +1,11 @@
-// contrasts.cpp: contrasts of cell means (the DTI, paper Sec. 4.5) with 95% percentile
-// intervals from a cluster bootstrap over seeds. Seeds are the clusters because the
-// answers to one seed's prompts are correlated; resampling rows would understate the
-// interval.
+// contrasts.cpp: contrasts of cell means (the DTI, paper Sec. 4.5) with 95% intervals from
+// a cluster bootstrap over seeds (a t interval from the bootstrap's SE, docs/statistics.md
+// section 6). Seeds are the clusters because the answers to one seed's prompts are
+// correlated; resampling rows would understate the interval.
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <random>
 
 #include <fmt/format.h>
@@ -104,9 +106,23 @@ SeedSums seed_sums(const ScoreTable& scores, const std::vector<std::size_t>& row
   return s;
 }
 
+// Intervals over fewer seeds than the coverage test verifies, gathered so that the analysis
+// warns once, at the first contrast concerned, rather than once per group.
+struct SmallDesigns {
+  std::size_t intervals = 0;
+  std::size_t fewest = 0;
+  std::optional<SourceRange> first;
+  void note(SourceRange at, std::size_t seeds) {
+    if (!first) first = at;
+    fewest = intervals == 0 ? seeds : std::min(fewest, seeds);
+    ++intervals;
+  }
+};
+
 }  // namespace
 
 void add_contrasts(const Context& ctx, Output& out) {
+  SmallDesigns small_design;
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   Table table{"contrasts", {"contrast", "group", "estimate", "lower", "upper", "seeds", "resamples"}, {}};
   std::vector<std::size_t> all(ctx.scores.rows.size());
@@ -154,7 +170,11 @@ void add_contrasts(const Context& ctx, Output& out) {
       try {
         if (std::isnan(estimate)) throw std::invalid_argument("a cell of the contrast has no scores");
         stats::BootstrapInterval ci = stats::cluster_bootstrap(sums.seeds, statistic, rng, ctx.options.resamples);
-        entry["ci"] = {{"lower", ci.lower}, {"upper", ci.upper}, {"level", ci.level}, {"resamples", ci.resamples}};
+        const bool small = ci.clusters < stats::kSmallestVerifiedClusters;
+        entry["ci"] = {{"lower", ci.lower},   {"upper", ci.upper},
+                       {"level", ci.level},   {"resamples", ci.resamples},
+                       {"method", stats::method_name(ci.method)}, {"small_design", small}};
+        if (small) small_design.note(c.name.range, ci.clusters);
         lower = csv_number(ci.lower);
         upper = csv_number(ci.upper);
       } catch (const std::invalid_argument& e) {
@@ -173,6 +193,13 @@ void add_contrasts(const Context& ctx, Output& out) {
   }
   out.json["contrasts"] = std::move(list);
   out.tables.push_back(std::move(table));
+  if (small_design.intervals > 0)
+    ctx.diags.warning(*small_design.first,
+                      fmt::format("{} contrast interval{} on fewer than {} seeds (the fewest: {}), a design smaller "
+                                  "than any whose coverage is verified: such intervals may hold the true contrast "
+                                  "less often than their level says (docs/statistics.md, section 6)",
+                                  small_design.intervals, small_design.intervals == 1 ? " rests" : "s rest",
+                                  stats::kSmallestVerifiedClusters, small_design.fewest));
 }
 
 }  // namespace mirac::analyze

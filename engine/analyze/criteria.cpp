@@ -41,10 +41,14 @@ double share(std::size_t met, std::size_t n) {
   return n ? static_cast<double>(met) / static_cast<double>(n) : std::numeric_limits<double>::quiet_NaN();
 }
 
-// The overall statistic's interval over seeds, from per-seed tallies.
-nlohmann::ordered_json seed_interval(const Context& ctx, const std::vector<Tally>& per_seed,
-                                     const std::function<double(const Tally&)>& statistic) {
-  if (per_seed.size() < 2) return nullptr;
+// The overall statistic's interval over seeds, from per-seed tallies, as `result[key]`
+// ([lower, upper], or null), with the interval's method and whether its design is smaller
+// than any whose coverage is verified beside it. True when it is.
+bool seed_interval(const Context& ctx, const std::vector<Tally>& per_seed,
+                   const std::function<double(const Tally&)>& statistic, nlohmann::ordered_json& result,
+                   const std::string& key) {
+  result[key] = nullptr;
+  if (per_seed.size() < 2) return false;
   std::vector<std::int64_t> cluster(per_seed.size());
   for (std::size_t i = 0; i < cluster.size(); ++i) cluster[i] = static_cast<std::int64_t>(i);
   std::mt19937_64 rng(ctx.options.seed);
@@ -56,8 +60,12 @@ nlohmann::ordered_json seed_interval(const Context& ctx, const std::vector<Tally
         return statistic(sum);
       },
       rng, ctx.options.resamples, 0.95, true);
-  if (std::isnan(ci.lower) || std::isnan(ci.upper)) return nullptr;
-  return nlohmann::ordered_json::array({ci.lower, ci.upper});
+  if (std::isnan(ci.lower) || std::isnan(ci.upper)) return false;
+  const bool small = ci.clusters < stats::kSmallestVerifiedClusters;
+  result[key] = nlohmann::ordered_json::array({ci.lower, ci.upper});
+  result["ci_method"] = stats::method_name(ci.method);
+  result["small_design"] = small;
+  return small;
 }
 
 struct ElementKey {
@@ -110,6 +118,7 @@ nlohmann::ordered_json run_criteria(const Context& ctx, const ast::AnalysisDecl&
     table.header.push_back(h);
 
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
+  std::size_t small_designs = 0;  // intervals over fewer seeds than their coverage is verified at
   for (const Comparison& cmp : comparisons) {
     for (const Group& g : groups) {
       std::map<ElementKey, Tally> elements;
@@ -172,15 +181,16 @@ nlohmann::ordered_json run_criteria(const Context& ctx, const ast::AnalysisDecl&
         r["share_treatment"] = json_number(share(total.met_treatment, total.n));
         r["share_control"] = json_number(share(total.met_control, total.n));
         r["difference"] = json_number(share(total.met_treatment, total.n) - share(total.met_control, total.n));
-        r["difference_ci"] = seed_interval(ctx, seeds, [](const Tally& t) {
-          return share(t.met_treatment, t.n) - share(t.met_control, t.n);
-        });
+        small_designs += seed_interval(
+            ctx, seeds, [](const Tally& t) { return share(t.met_treatment, t.n) - share(t.met_control, t.n); }, r,
+            "difference_ci");
         r["dropped"] = total.dropped;
         r["gained"] = total.gained;
       } else {
         r["answers"] = units;
         r["share_met"] = json_number(share(total.met_treatment, total.n));
-        r["share_met_ci"] = seed_interval(ctx, seeds, [](const Tally& t) { return share(t.met_treatment, t.n); });
+        small_designs +=
+            seed_interval(ctx, seeds, [](const Tally& t) { return share(t.met_treatment, t.n); }, r, "share_met_ci");
       }
       nlohmann::ordered_json items = nlohmann::ordered_json::array();
       for (std::size_t i : order) {
@@ -216,6 +226,13 @@ nlohmann::ordered_json run_criteria(const Context& ctx, const ast::AnalysisDecl&
   }
   j["results"] = std::move(results);
   out.tables.push_back(std::move(table));
+  if (small_designs > 0)
+    ctx.diags.warning(a.name.range,
+                      fmt::format("analysis {}: {} interval{} on fewer than {} seeds, a design smaller than any whose "
+                                  "coverage is verified: such intervals may hold the truth less often than 95% "
+                                  "(docs/statistics.md, section 6)",
+                                  a.name.name, small_designs, small_designs == 1 ? " rests" : "s rest",
+                                  stats::kSmallestVerifiedClusters));
   return j;
 }
 

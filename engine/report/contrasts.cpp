@@ -5,6 +5,7 @@
 #include "engine/report/content.hpp"
 #include "runtime/report/numbers.hpp"
 #include "runtime/report/vega_charts.hpp"
+#include "runtime/stats/bootstrap.hpp"
 
 namespace mirac::report {
 
@@ -101,6 +102,8 @@ void contrasts_item(const Context& ctx, const Item& item, std::vector<Block>& ou
   chart.title = !item.title.empty() ? item.title : fmt::format("Contrasts: estimate and {}", kind);
   chart.x_title = fmt::format("estimate ({})", kind);
   std::vector<std::string> problems;
+  std::size_t small_groups = 0;  // intervals results.json marks as from a design too small to vouch for
+  std::optional<double> fewest_seeds;
   for (const Json* c : found) {
     const std::string name = text(member(c, "name"));
     std::vector<std::string> by = strings(member(c, "by"));
@@ -119,11 +122,24 @@ void contrasts_item(const Context& ctx, const Item& item, std::vector<Block>& ou
         block.rows.push_back({label, est, lo, hi, value});
         if (const Json* error = member(&g, "error"))
           problems.push_back(fmt::format("{} ({}): no interval: {}.", name, label, text(error)));
+        if (const Json* small = member(ci, "small_design"); small && small->is_boolean() && small->get<bool>()) {
+          ++small_groups;
+          if (std::optional<double> seeds = number(member(&g, "seeds")); seeds && (!fewest_seeds || *seeds < *fewest_seeds))
+            fewest_seeds = seeds;
+        }
       }
     }
     chart.blocks.push_back(std::move(block));
   }
   for (const auto& p : problems) out.push_back(Note{p});
+  if (small_groups > 0)
+    out.push_back(Note{fmt::format(
+        "{} of these intervals rest{} on fewer than {} seeds (the fewest: {}), fewer than any design whose coverage "
+        "mirac has verified: {} may hold the true contrast less often than {} level says (docs/statistics.md, "
+        "section 6).",
+        small_groups == 1 ? "One" : std::to_string(small_groups), small_groups == 1 ? "s" : "",
+        stats::kSmallestVerifiedClusters, count(fewest_seeds), small_groups == 1 ? "it" : "they",
+        small_groups == 1 ? "its" : "their")});
   out.push_back(Paragraph{definitions(found)});
   if (item.kind == "table") {
     out.push_back(std::move(t));

@@ -111,6 +111,8 @@ TEST_CASE("contrasts and their bootstrap intervals match a draw-for-draw replay"
         CHECK(close_rel(num(g.at("estimate")), e.at("estimate").get<double>(), 1e-12));
         CHECK(close_rel(num(g.at("ci").at("lower")), e.at("lower").get<double>(), 1e-12));
         CHECK(close_rel(num(g.at("ci").at("upper")), e.at("upper").get<double>(), 1e-12));
+        CHECK(g.at("ci").at("method") == e.at("method"));
+        CHECK(g.at("ci").at("small_design") == false);  // 12 seeds: the smallest verified design
         CHECK(g.at("seeds") == e.at("seeds"));
         ++checked;
       }

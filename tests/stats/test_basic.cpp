@@ -5,6 +5,7 @@
 // (the exact scipy/statsmodels call is named at each test).
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <random>
 #include <stdexcept>
 
@@ -159,7 +160,9 @@ TEST_CASE("quantile_type7 matches numpy.quantile (method='linear')") {
 
 TEST_CASE("cluster_bootstrap replays the Python mt19937_64 reimplementation draw for draw") {
   // generate_basic.py re-implements std::mt19937_64 and uniform_index in Python, draws the
-  // same resamples, and takes numpy.quantile(reps, [0.025, 0.975]).
+  // same resamples, and takes numpy.quantile(reps, [0.025, 0.975]) for the percentile
+  // interval and, for the default t interval, numpy's std(reps, ddof=1) with Student's t
+  // quantile solved in mpmath (t_bootstrap_se() there).
   const auto ref = load_reference("basic.json");
   const auto& c = ref["cluster_bootstrap"];
   std::mt19937_64 check(5489);
@@ -174,19 +177,63 @@ TEST_CASE("cluster_bootstrap replays the Python mt19937_64 reimplementation draw
     return s / static_cast<double>(rows.size());
   };
   std::mt19937_64 rng(c["seed"].get<std::uint64_t>());
-  const auto b = cluster_bootstrap(cluster, mean, rng, c["resamples"].get<std::size_t>(), c["level"].get<double>());
+  const auto b = cluster_bootstrap(cluster, mean, rng, c["resamples"].get<std::size_t>(), c["level"].get<double>(),
+                                   false, IntervalMethod::percentile);
   CHECK(b.clusters == 12);
+  CHECK(b.method == IntervalMethod::percentile);
   CHECK(close_rel(b.estimate, c["estimate"].get<double>(), kTol));
   const auto first = doubles(c["first_replicates"]);
   for (std::size_t i = 0; i < first.size(); ++i) CHECK(close_rel(b.replicates[i], first[i], kTol));
   CHECK(close_rel(b.lower, c["lower"].get<double>(), kTol));
   CHECK(close_rel(b.upper, c["upper"].get<double>(), kTol));
 
-  std::mt19937_64 again(c["seed"].get<std::uint64_t>());  // same seed, same interval
-  const auto b2 = cluster_bootstrap(cluster, mean, again, c["resamples"].get<std::size_t>());
-  CHECK(b2.lower == b.lower);
-  CHECK(b2.upper == b.upper);
+  // The default, from the same draws: only the reading of the replicates differs.
+  std::mt19937_64 again(c["seed"].get<std::uint64_t>());
+  const auto t = cluster_bootstrap(cluster, mean, again, c["resamples"].get<std::size_t>());
+  CHECK(t.method == IntervalMethod::t_bootstrap_se);
+  CHECK(t.replicates == b.replicates);
+  const auto& expected = c["t_bootstrap_se"];
+  CHECK(close_rel(t.standard_error, expected["standard_error"].get<double>(), kTol));
+  CHECK(close_rel(t.lower, expected["lower"].get<double>(), kTol));
+  CHECK(close_rel(t.upper, expected["upper"].get<double>(), kTol));
+
+  std::mt19937_64 once_more(c["seed"].get<std::uint64_t>());  // same seed, same interval
+  const auto t2 = cluster_bootstrap(cluster, mean, once_more, c["resamples"].get<std::size_t>());
+  CHECK(t2.lower == t.lower);
+  CHECK(t2.upper == t.upper);
   CHECK_THROWS_AS(cluster_bootstrap(cluster, mean, rng, 0), std::invalid_argument);
+}
+
+TEST_CASE("the t interval stays within the replicates, and one cluster gives the estimate") {
+  // A share met by every answer of eleven seeds and by none of the twelfth: estimate 11/12,
+  // and estimate + t SE would pass 1, which no resample reaches.
+  std::vector<std::int64_t> cluster;
+  std::vector<double> met;
+  for (int seed = 0; seed < 12; ++seed)
+    for (int answer = 0; answer < 4; ++answer) cluster.push_back(seed), met.push_back(seed == 11 ? 0.0 : 1.0);
+  const RowStatistic share = [&](std::span<const std::size_t> rows) {
+    double s = 0.0;
+    for (std::size_t r : rows) s += met[r];
+    return s / static_cast<double>(rows.size());
+  };
+  std::mt19937_64 rng(20260601);
+  const auto b = cluster_bootstrap(cluster, share, rng, 500);
+  CHECK(b.estimate == doctest::Approx(11.0 / 12.0).epsilon(1e-15));
+  CHECK(b.upper == 1.0);
+  // t_{11, 0.975} = 2.2009851600916392 (mpmath, as generate_basic.py solves it)
+  const double half_width = 2.2009851600916392 * b.standard_error * std::sqrt(12.0 / 11.0);
+  CHECK(b.estimate + half_width > 1.0);
+  CHECK(b.lower == doctest::Approx(b.estimate - half_width).epsilon(1e-12));
+
+  const std::vector<std::int64_t> one(5, 7);
+  std::mt19937_64 rng1(1);
+  const auto single = cluster_bootstrap(one, share, rng1, 50);
+  CHECK(single.clusters == 1);
+  CHECK(single.lower == single.estimate);
+  CHECK(single.upper == single.estimate);
+
+  CHECK(method_name(IntervalMethod::t_bootstrap_se) == "t_bootstrap_se");
+  CHECK(method_name(IntervalMethod::percentile) == "percentile");
 }
 
 TEST_CASE("a p-value too small for a double is the floor, never 0") {

@@ -32,7 +32,7 @@ from statsmodels.stats.multitest import multipletests
 
 HERE = "tests/analyze/reference"
 sys.path.insert(0, "tests/stats/reference")
-from generate_basic import mt19937_64, uniform_index  # noqa: E402  (replays the C++ draws)
+from generate_basic import mt19937_64, t_bootstrap_se, uniform_index  # noqa: E402  (replays the C++ draws and interval)
 
 LANG, HLS, REG, SKEL, COND = ["zh", "en"], ["high", "low"], ["formal", "colloquial"], ["S1", "S2"], ["B", "A", "C"]
 FACTORS = ["language", "hls", "register", "skeleton", "condition"]
@@ -111,8 +111,9 @@ def contrast_case(df, name, group, terms, combine):
     est = stat(members)
     gen = mt19937_64(stream_seed(BOOT_SEED, name + "/" + "/".join(group.values())))
     reps = [stat([members[uniform_index(gen, len(seeds))] for _ in seeds]) for _ in range(RESAMPLES)]
-    lo, hi = np.quantile(reps, [0.025, 0.975])
-    return {"contrast": name, "group": group, "estimate": est, "lower": float(lo), "upper": float(hi), "seeds": len(seeds)}
+    ci = t_bootstrap_se(est, reps, len(seeds), 0.95)  # the default interval, IntervalMethod::t_bootstrap_se
+    return {"contrast": name, "group": group, "estimate": est, "lower": ci["lower"], "upper": ci["upper"],
+            "method": "t_bootstrap_se", "seeds": len(seeds)}
 
 
 def stream_seed(seed, key):
