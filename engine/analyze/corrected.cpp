@@ -192,7 +192,7 @@ nlohmann::ordered_json dimension_group(const Setup& s, const std::string& dim, i
   entry["people_only"] = {{"estimate", json_number(formula.people_only.estimate)}, {"n", static_cast<std::size_t>(total.n)}};
   if (certification) entry["certified"] = certification->certified;
   if (total.n == 0) entry["note"] = "people scored no answer of this group: nothing to correct with";
-  else if (corrected.ci.is_null()) entry["note"] = "too few seeds or people's scores for an interval";
+  else if (corrected.ci.is_null()) entry["note"] = kTooFewForInterval;
   table.rows.push_back(csv_row("dimension", dim, group_label(g), total.all_n, total.n, judge, corrected, nullptr, certification));
   return entry;
 }

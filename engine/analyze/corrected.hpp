@@ -68,6 +68,16 @@ struct Interval {
   nlohmann::ordered_json json() const;
 };
 
+/// The share of resamples above which an interval is not reported: a figure undefined on
+/// a resample that drew none of the seeds people scored answers of (a cell with one or two
+/// scored answers) would otherwise get an interval from the draws that happened to include
+/// them, in which the correction hardly varies: far too narrow.
+inline constexpr double kMostUndefinedResamples = 0.05;
+
+/// What a figure with an estimate but no interval says of it.
+inline constexpr const char* kTooFewForInterval =
+    "too few of people's scores, or from too few seeds, for an interval";
+
 /// The estimate of `statistic` on the sum of every seed's parts (`zero` is an empty sum), and its cluster-bootstrap
 /// interval over the seeds (resamples where it is undefined are left out and counted). The
 /// draws restart from the stream of `key`, so two statistics with one key are resampled
@@ -91,7 +101,9 @@ Interval seed_interval(const Setup& s, const std::string& key, const std::vector
   std::mt19937_64 rng(stats::stream_seed(s.ctx.options.seed, key));
   const stats::BootstrapInterval ci = stats::cluster_bootstrap(cluster, total, rng, s.ctx.options.resamples, 0.95, true);
   out.undefined = ci.undefined;
-  if (std::isfinite(ci.lower) && std::isfinite(ci.upper)) out.ci = nlohmann::ordered_json::array({ci.lower, ci.upper});
+  const bool sparse = static_cast<double>(ci.undefined) > kMostUndefinedResamples * static_cast<double>(ci.resamples);
+  if (!sparse && std::isfinite(ci.lower) && std::isfinite(ci.upper))
+    out.ci = nlohmann::ordered_json::array({ci.lower, ci.upper});
   return out;
 }
 

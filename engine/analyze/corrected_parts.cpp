@@ -157,6 +157,7 @@ nlohmann::ordered_json contrast_groups(const Setup& s, const ast::ContrastDecl& 
     entry["cells"] = std::move(cells);
     if (certification) entry["certified"] = certification->certified;
     if (fewest == 0) entry["note"] = "people scored no answer of a cell of the contrast: nothing to correct it with";
+    else if (corrected.ci.is_null()) entry["note"] = kTooFewForInterval;
     table.rows.push_back(csv_row("contrast", c.name.name, group_label(g), N, n, judge, corrected, nullptr, certification));
     groups.push_back(std::move(entry));
   }
@@ -281,6 +282,8 @@ nlohmann::ordered_json corrected_flags(const Setup& s, Table& table) {
       if (certification) entry_group["certified"] = certification->certified;
       if (total.positives == 0 || total.negatives == 0)
         entry_group["note"] = "people's sample has no flagged or no unflagged answer: no sensitivity or specificity";
+      else if (ppi.ci.is_null() || rogan.ci.is_null())
+        entry_group["note"] = kTooFewForInterval;
       table.rows.push_back(csv_row("flag", name, group_label(g), total.all_n, total.positives + total.negatives, judge, ppi,
                                    &rogan, certification ? &*certification : nullptr));
       out_groups.push_back(std::move(entry_group));

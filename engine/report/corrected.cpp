@@ -3,6 +3,8 @@
 // people's scores (and, for a flag, the Rogan-Gladen rate), each with its interval, how
 // many answers people scored of how many, and, under a `certify` rule, whether the judge is
 // certified there. The document's writers escape every cell (docs/report.md).
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -74,7 +76,8 @@ void corrected_table(const Context& ctx, const Item& item, const Json& a, std::v
   if (!by_names.empty()) t.numeric[1] = false;
   if (!rules.empty()) t.numeric.back() = false;
 
-  std::vector<std::string> notes;
+  // A figure's notes once, with the groups they concern: "contrast DTI_core (gpt, qwen): ...".
+  std::vector<std::pair<std::pair<std::string, std::string>, std::vector<std::string>>> notes;
   auto add_row = [&](const std::string& figure, const Json& entry, bool rate, const std::string& n_key) {
     std::vector<std::string> row = {figure};
     if (!by_names.empty()) row.push_back(group_values_label(entry, by));
@@ -93,8 +96,12 @@ void corrected_table(const Context& ctx, const Item& item, const Json& a, std::v
     if (has_flags) row.push_back(rate ? with_ci(member(&entry, "rogan_gladen"), true) : "");
     if (!rules.empty()) row.push_back(certified_cell(entry));
     t.rows.push_back(std::move(row));
-    if (const Json* note = member(&entry, "note"))
-      notes.push_back(fmt::format("Analysis {}, {} ({}): {}.", name, figure, group_values_label(entry, by), text(note)));
+    if (const Json* note = member(&entry, "note")) {
+      const std::pair<std::string, std::string> key{figure, text(note)};
+      auto it = std::find_if(notes.begin(), notes.end(), [&](const auto& n) { return n.first == key; });
+      if (it == notes.end()) it = notes.insert(notes.end(), {key, {}});
+      it->second.push_back(group_values_label(entry, by));
+    }
   };
   if (const Json* results = member(&a, "results"); results && results->is_array())
     for (const auto& r : *results) add_row(dimension_label(ctx.spec, text(member(&r, "dimension"))), r, false, "n");
@@ -125,7 +132,8 @@ void corrected_table(const Context& ctx, const Item& item, const Json& a, std::v
                                      name, judge, what, fmt::join(failed, ", "), people, count(number(member(&c, "n"))))});
     }
   }
-  for (auto& n : notes) out.push_back(Note{std::move(n)});
+  for (const auto& [key, groups] : notes)
+    out.push_back(Note{fmt::format("Analysis {}, {} ({}): {}.", name, key.first, fmt::join(groups, ", "), key.second)});
 }
 
 }  // namespace mirac::report

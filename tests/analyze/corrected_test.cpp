@@ -429,3 +429,29 @@ TEST_CASE("from a run: no people's scores yet is a warning; after annotate sampl
   CHECK(close_rel(d3_gpt["corrected"]["estimate"].get<double>(),
                   judge_sum / 48.0 + error_sum / static_cast<double>(people.size()), 1e-12));
 }
+
+TEST_CASE("a figure resting on people's scores of a seed or two has its estimate but no interval") {
+  // People scored two of gpt's answers, both of seed q0: a resample without q0 has nothing
+  // to correct with, 1 - (11/12)^12 = 65% of them, so no interval is claimed.
+  auto dir = temp_dir("corrected_sparse");
+  std::ofstream(dir / "fix.audit") << kSpec;
+  std::vector<Answer> all = answers();
+  for (Answer& a : all)
+    if (a.seed != 0 || a.model != 0 || a.hls != 0) a.people_d3 = a.people_q2 = std::nan("");
+    else a.people_d3 = a.people_q2 = 3;
+  std::ofstream(dir / "scores.csv") << scores_csv(all);
+  Run r = run_analyze(dir / "fix.audit", dir / "scores.csv", dir / "out");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const Json& d3_gpt = analysis(r, "fixed")["results"][0];
+  INFO(d3_gpt.dump(1));
+  CHECK(d3_gpt["n"] == 2);
+  CHECK(d3_gpt["corrected"]["estimate"].is_number());
+  CHECK(d3_gpt["corrected"]["ci"].is_null());
+  CHECK(d3_gpt["corrected"]["ci_undefined_resamples"].get<double>() > 0.05 * 200);
+  CHECK(d3_gpt["note"] == "too few of people's scores, or from too few seeds, for an interval");
+  CHECK(d3_gpt["judge_only"]["ci"].is_array());
+  // qwen's answers: none scored, nothing to correct with.
+  CHECK(analysis(r, "fixed")["results"][1]["corrected"]["estimate"].is_null());
+  CHECK(read_text(dir / "out" / "report.md").find("too few of people's scores") != std::string::npos);
+}
