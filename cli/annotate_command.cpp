@@ -99,6 +99,7 @@ void add_annotate_command(Commands& commands) {
   for (CLI::App* cmd : {sample_cmd, import_cmd}) {
     add_spec(cmd, o->audit);
     add_data(cmd, o->audit);
+    add_answers(cmd, o->audit);
     add_store(cmd, o->audit, "the store of an --offline run");
   }
   sample_cmd->add_option("--n", o->sample.n, "answers to sample (default 230)");

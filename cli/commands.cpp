@@ -48,6 +48,13 @@ void add_store(CLI::App* cmd, AuditOptions& o, const std::string& offline_help) 
   if (!offline_help.empty()) cmd->add_flag("--offline", o.offline, offline_help);
 }
 
+void add_answers(CLI::App* cmd, AuditOptions& o) {
+  cmd->add_option("--answers", o.answers,
+                  "answers per prompt, model and arm, in place of the spec's `answers` (give a run's other "
+                  "commands the same)")
+      ->check(CLI::Range(1, 100));
+}
+
 void add_only(CLI::App* cmd, AuditOptions& o, const std::string& help) { cmd->add_option("--only", o.only, help); }
 
 void add_sample(CLI::App* cmd, AuditOptions& o) {

@@ -41,6 +41,8 @@ void add_spec(CLI::App* cmd, AuditOptions& o);
 void add_data(CLI::App* cmd, AuditOptions& o);
 /// --store DIR and --offline (`offline_help` says what --offline means to this command).
 void add_store(CLI::App* cmd, AuditOptions& o, const std::string& offline_help);
+/// `--answers K`: answers per prompt (the spec's `answers`), for every command that reads a run.
+void add_answers(CLI::App* cmd, AuditOptions& o);
 void add_only(CLI::App* cmd, AuditOptions& o, const std::string& help);
 /// `--sample N`, `--stratify KEYS`, `--sample-seed S`: a balanced, seeded pilot.
 void add_sample(CLI::App* cmd, AuditOptions& o);

@@ -145,6 +145,7 @@ void add_compile_commands(Commands& commands) {
                                  [o, &out, &err] { return check_spec(*o, out, err); });
   add_spec(check, o->audit);
   add_data(check, o->audit);
+  add_answers(check, o->audit);
   check->add_option("--show", o->show, "also print an intermediate form")->check(CLI::IsMember({"ast", "plan"}));
   check->add_option("--format", o->format, "text (default), or json: the diagnostics as JSON on standard output")
       ->check(CLI::IsMember({"text", "json"}));
@@ -168,6 +169,7 @@ void add_compile_commands(Commands& commands) {
                                 [o, &out, &err] { return show_plan(*o, out, err); });
   add_spec(plan, o->audit);
   add_data(plan, o->audit);
+  add_answers(plan, o->audit);
   plan->add_flag("--json", o->json, "print the summary as JSON");
   plan->add_option("--show", o->show, "print the whole plan (prompts, requests, judge tasks) as JSON")
       ->check(CLI::IsMember({"plan"}));

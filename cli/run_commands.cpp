@@ -69,6 +69,7 @@ void add_run_commands(Commands& commands) {
   });
   add_spec(analyze, *a);
   add_data(analyze, *a);
+  add_answers(analyze, *a);
   analyze->add_option("--scores", a->scores, "scores CSV (seed, model, arm, one column per factor and per dimension)");
   analyze->add_option("--out", a->out_dir, "output directory (default: results)");
   analyze->add_option("--resamples", a->resamples, "bootstrap resamples per contrast interval (default 2000)");
@@ -90,6 +91,7 @@ void add_run_commands(Commands& commands) {
   });
   add_spec(run, r->audit);
   add_data(run, r->audit);
+  add_answers(run, r->audit);
   add_store(run, r->audit, "use the built-in offline provider for every model and judge (no keys, no network)");
   run->add_flag("--answers-only", r->audit.answers_only, "stop after the answers: no judging, no analysis");
   run->add_flag("--batch", r->audit.batch,

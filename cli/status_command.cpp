@@ -124,6 +124,7 @@ void add_status_command(Commands& commands) {
                                   [o, &out, &err] { return print_status(o->audit, o->json, out, err); });
   add_spec(status, o->audit);
   add_data(status, o->audit);
+  add_answers(status, o->audit);
   add_store(status, o->audit, "use the built-in offline provider for every model and judge (no keys, no network)");
   add_only(status, o->audit, "only requests matching key=value,... (factors, model, arm, seed)");
   add_sample(status, o->audit);

@@ -62,6 +62,7 @@ void add_transfer_commands(Commands& commands) {
                                         : std::vector<std::string>{"responses"}));
     add_store(cmd, o->audit, "the store of an --offline run");
     add_data(cmd, o->audit);
+    add_answers(cmd, o->audit);
   }
   export_cmd->add_option("-o,--output", o->exporting.output, "output file (default: standard output)");
   export_cmd->add_option("--format", o->exporting.format, "jsonl (default) or csv")->check(CLI::IsMember({"jsonl", "csv"}));

@@ -106,6 +106,7 @@ void add_view_command(Commands& commands) {
                                 [o, &out, &err] { return serve(*o, out, err); });
   add_spec(view, o->audit);
   add_data(view, o->audit);
+  add_answers(view, o->audit);
   add_store(view, o->audit, "view the offline run's store (runs/<spec name>.offline)");
   view->add_option("--port", o->port, "port to listen on (default 8765; 0 picks a free port)");
   view->add_option("--host", o->host,

@@ -38,6 +38,9 @@ struct AuditOptions {
   // Which requests.
   std::string only;       ///< key=value,... over factors, model, arm and seed
   std::size_t limit = 0;  ///< at most this many requests (0: all)
+  /// Answers per prompt, model and arm (`--answers K`) in place of the spec's `answers`; 0:
+  /// the spec's. Every command that reads a run must be given the same.
+  int answers = 0;
   /// A pilot of this many requests (0: none), spread evenly over the strata of `stratify`
   /// and picked at random (seeded by `sample_seed`) within each; docs/cli.md, `--sample`.
   std::size_t sample = 0;

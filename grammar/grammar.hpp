@@ -306,7 +306,7 @@ struct report_item : sor<report_override, report_remove, report_entry> {};
 struct report_decl : seq<TAO_PEGTL_KEYWORD("report"), ws, must<ident>, ws, must<lbrace>, ws, star<report_item, ws>, must<rbrace>> {};
 
 // simulate { seed N  dim D3 { intercept 2.36  effect hls == low: 0.117  random seed 0.64
-//            residual 0.6  na 0.02  na when EXPR  round true  clip true } }
+//            residual 0.6  answer 0.3  na 0.02  na when EXPR  round true  clip true } }
 // The truth a simulated audit draws its scores from (docs/simulation.md).
 struct sim_value : expr {};
 struct sim_condition : expr {};
@@ -317,10 +317,12 @@ struct sim_effect : seq<TAO_PEGTL_KEYWORD("effect"), ws, must<sim_condition>, ws
 struct sim_group : field_path {};
 struct sim_random : seq<TAO_PEGTL_KEYWORD("random"), ws, must<sim_group>, ws, must<sim_value>> {};
 struct sim_residual : seq<TAO_PEGTL_KEYWORD("residual"), ws, must<sim_value>> {};
+struct sim_answer : seq<TAO_PEGTL_KEYWORD("answer"), ws, must<sim_value>> {};
 struct sim_na_rate : seq<TAO_PEGTL_KEYWORD("na"), ws, not_at<TAO_PEGTL_KEYWORD("when")>, must<sim_value>> {};
 struct sim_round : seq<TAO_PEGTL_KEYWORD("round"), ws, must<sim_value>> {};
 struct sim_clip : seq<TAO_PEGTL_KEYWORD("clip"), ws, must<sim_value>> {};
-struct sim_dim_item : sor<sim_intercept, sim_effect, sim_random, sim_residual, sim_na_rate, na_item, sim_round, sim_clip> {};
+struct sim_dim_item
+    : sor<sim_intercept, sim_effect, sim_random, sim_residual, sim_answer, sim_na_rate, na_item, sim_round, sim_clip> {};
 struct sim_dim : seq<TAO_PEGTL_KEYWORD("dim"), ws, must<ident>, ws, must<lbrace>, ws, star<sim_dim_item, ws>, must<rbrace>> {};
 struct sim_item : sor<sim_seed, sim_dim> {};
 struct simulate_decl : seq<TAO_PEGTL_KEYWORD("simulate"), ws, must<lbrace>, ws, star<sim_item, ws>, must<rbrace>> {};

@@ -31,6 +31,11 @@ struct ModelCall {
   /// thousands of requests, and a copy each would dominate a plan's memory.
   std::shared_ptr<const std::string> system;
   std::string user;                   ///< the prompt text
+  /// Which of the prompt's answers this request asks for, 0 .. K-1 (the spec's `answers K`).
+  /// From 1 on it is part of the canonical request, so the K requests are distinct, each
+  /// stored and judged; answer 0's request is the one a spec without `answers` makes. It is
+  /// not sent: with a `seed` setting the plan sends seed + answer instead.
+  int answer = 0;
   /// Generation parameters from the spec: temperature, max_tokens, seed, top_p, and
   /// `extra` (an object merged into the request body verbatim).
   nlohmann::json params = nlohmann::json::object();

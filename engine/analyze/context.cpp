@@ -39,6 +39,14 @@ std::string variable_value(const Spec& spec, const ScoreRow& row, const std::str
     for (int d : spec.design) key += (key.empty() ? "" : ".") + spec.factors[d].levels[row.levels[d]].name.name;
     return key;
   }
+  // Several answers per prompt: which one (from 1), and the prompt they answer (its seed and
+  // cell), the group of a random intercept per prompt, `(1 | prompt)`.
+  if (variable == "answer") return std::to_string(row.answer + 1);
+  if (variable == "prompt") {
+    std::string key = seed.id;
+    for (std::size_t f = 0; f < row.levels.size(); ++f) key += "|" + spec.factors[f].levels[row.levels[f]].name.name;
+    return key;
+  }
   for (const auto& info : spec.seed_fields) {
     if (info.name != variable) continue;
     std::string key = info.index_factor >= 0
@@ -52,7 +60,7 @@ std::string variable_value(const Spec& spec, const ScoreRow& row, const std::str
 
 bool is_variable(const Spec& spec, const std::string& variable) {
   if (spec.factor_index(variable) >= 0 || variable == "model" || variable == "arm" || variable == "seed" || variable == "cell" ||
-      spec.is_model_group(variable))
+      variable == "answer" || variable == "prompt" || spec.is_model_group(variable))
     return true;
   for (const auto& info : spec.seed_fields)
     if (info.name == variable) return true;

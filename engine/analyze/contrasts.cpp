@@ -119,12 +119,45 @@ struct SmallDesigns {
   }
 };
 
+// The contrast on one set of rows: each term's mean over them.
+double contrast_of(const ast::ContrastDecl& c, const Compiled& compiled, const SeedSums& sums) {
+  std::vector<double> sum(compiled.terms.size(), 0.0), count(compiled.terms.size(), 0.0);
+  for (std::size_t k = 0; k < sums.seeds.size(); ++k)
+    for (std::size_t t = 0; t < sum.size(); ++t) {
+      sum[t] += sums.sum[k][t];
+      count[t] += static_cast<double>(sums.count[k][t]);
+    }
+  for (std::size_t t = 0; t < sum.size(); ++t) sum[t] = count[t] > 0 ? sum[t] / count[t] : std::nan("");
+  return value(c.value, compiled, sum);
+}
+
+// The contrast's noise floor with several answers per prompt: the contrast on each answer
+// alone (every prompt's k-th answer), and how far two such reruns of the whole audit land
+// apart on average, |c_k - c_k'| over every two answers. No factor differs between reruns,
+// so it is what rerunning alone moves the contrast by. NaN when a rerun lacks a cell.
+double contrast_noise_floor(const Context& ctx, const ast::ContrastDecl& c, const Compiled& compiled,
+                            const std::vector<std::size_t>& rows) {
+  const std::size_t answers = static_cast<std::size_t>(ctx.spec.answers);
+  std::vector<std::vector<std::size_t>> by_answer(answers);
+  for (std::size_t i : rows)
+    if (const int k = ctx.scores.rows[i].answer; k >= 0 && static_cast<std::size_t>(k) < answers) by_answer[k].push_back(i);
+  std::vector<double> rerun;
+  for (const auto& part : by_answer) rerun.push_back(contrast_of(c, compiled, seed_sums(ctx.scores, part, compiled)));
+  double sum = 0;
+  std::size_t pairs = 0;
+  for (std::size_t a = 0; a < rerun.size(); ++a)
+    for (std::size_t b = a + 1; b < rerun.size(); ++b, ++pairs) sum += std::fabs(rerun[a] - rerun[b]);
+  return pairs ? sum / static_cast<double>(pairs) : std::nan("");
+}
+
 }  // namespace
 
 void add_contrasts(const Context& ctx, Output& out) {
   SmallDesigns small_design;
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   Table table{"contrasts", {"contrast", "group", "estimate", "lower", "upper", "seeds", "resamples"}, {}};
+  const bool reruns = ctx.spec.answers > 1;
+  if (reruns) table.header.push_back("noise_floor");
   std::vector<std::size_t> all(ctx.scores.rows.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
   for (const auto& c : ctx.spec.contrasts) {
@@ -183,6 +216,11 @@ void add_contrasts(const Context& ctx, Output& out) {
       }
       table.rows.push_back({c.name.name, group_label(g), csv_number(estimate), lower, upper, std::to_string(sums.seeds.size()),
                             std::to_string(ctx.options.resamples)});
+      if (reruns) {
+        const double floor = contrast_noise_floor(ctx, c, compiled, g.rows);
+        entry["noise_floor"] = {{"value", json_number(floor)}, {"answers", ctx.spec.answers}};
+        table.rows.back().push_back(csv_number(floor));
+      }
       groups.push_back(std::move(entry));
     }
     const std::string definition = c.definition.empty() ? source_text(ctx, c.value.range) : c.definition;

@@ -26,7 +26,7 @@ nlohmann::ordered_json count_json(const Count& c) {
 nlohmann::ordered_json score_coverage(const Spec& spec, const Plan& plan, const std::unordered_set<std::string>& done,
                                       const ScoreTable& table, Diagnostics& diags) {
   std::unordered_set<std::string> scored;
-  for (const auto& r : table.rows) scored.insert(answer_key(r.seed, r.model, r.arm, r.levels));
+  for (const auto& r : table.rows) scored.insert(answer_key(r));
   Count all;
   std::vector<Count> by_model(spec.models.size());
   std::vector<std::vector<Count>> by_level(spec.factors.size());
@@ -35,7 +35,7 @@ nlohmann::ordered_json score_coverage(const Spec& spec, const Plan& plan, const 
     if (!done.count(r.call.hash)) continue;  // no answer, nothing to score
     const PromptRow& p = plan.prompts[r.prompt];
     const Seed* seed = spec.find_seed(p.seed);
-    const bool unscored = !seed || !scored.count(answer_key(static_cast<int>(seed - spec.seeds.data()), r.model, r.arm, p.levels));
+    const bool unscored = !seed || !scored.count(answer_key(static_cast<int>(seed - spec.seeds.data()), r.model, r.arm, p.levels, r.call.answer));
     auto add = [&](Count& c) { ++c.answers, c.unscored += unscored; };
     add(all);
     add(by_model[static_cast<std::size_t>(r.model)]);
@@ -109,12 +109,12 @@ void add_unused_answers(const Spec& spec, const Plan& plan, const std::unordered
   if (!analyses.is_array()) return;
   // The stored answers the rater left unscored, as rows without scores, for `where` to select.
   std::unordered_set<std::string> scored;
-  for (const auto& r : table.rows) scored.insert(answer_key(r.seed, r.model, r.arm, r.levels));
+  for (const auto& r : table.rows) scored.insert(answer_key(r));
   ScoreTable unscored{table.path, table.dims, {}, table.rater, {}};
   for (const auto& r : plan.requests) {
     if (!done.count(r.call.hash)) continue;
     ScoreRow row = score_row_of(spec, plan, r);
-    if (row.seed < 0 || scored.count(answer_key(row.seed, row.model, row.arm, row.levels))) continue;
+    if (row.seed < 0 || scored.count(answer_key(row))) continue;
     row.scores.assign(table.dims.size(), std::numeric_limits<double>::quiet_NaN());
     unscored.rows.push_back(std::move(row));
   }

@@ -30,6 +30,9 @@ struct Tally {
   /// Mental Health seeds only, and its rate over all answers understates it.
   std::size_t applicable = 0;
   std::vector<DimensionTally> dims;  ///< pair flags only: per dimension of the scores
+  /// Pair flags with several answers per prompt: ordered pairs of two answers to the very
+  /// same prompt, and how many of them the flag's condition holds for (its noise floor).
+  std::size_t noise_n = 0, noise_count = 0;
 };
 
 // Per (model, arm) tallies, then the JSON list and CSV rows for them.
@@ -63,6 +66,9 @@ struct Tallies {
         nlohmann::ordered_json e = {{"model", spec.models[m].name}, {"arm", spec.arms[a].name}, {"count", t.count}, {unit, t.n},
                                     {"rate", json_number(static_cast<double>(t.count) / static_cast<double>(t.n))}};
         if (!t.dims.empty()) e["dimensions"] = dimensions_json(t);
+        if (t.noise_n > 0)
+          e["noise_floor"] = {{"answer_pairs", t.noise_n}, {"count", t.noise_count},
+                              {"rate", json_number(static_cast<double>(t.noise_count) / static_cast<double>(t.noise_n))}};
         if (std::string(unit) == "answers") {
           e["applicable"] = t.applicable;
           e["rate_applicable"] = t.applicable ? json_number(static_cast<double>(t.count) / static_cast<double>(t.applicable))
@@ -83,6 +89,8 @@ struct Tallies {
                               csv_number(static_cast<double>(t.count) / static_cast<double>(t.n)),
                               unit ? std::to_string(t.applicable) : "",
                               unit && t.applicable ? csv_number(static_cast<double>(t.count) / static_cast<double>(t.applicable)) : ""});
+        if (table.header.size() > table.rows.back().size())
+          table.rows.back().push_back(t.noise_n ? csv_number(static_cast<double>(t.noise_count) / static_cast<double>(t.noise_n)) : "");
       }
     }
   }
@@ -110,6 +118,43 @@ nlohmann::ordered_json unit_flag(const Context& ctx, const ast::FlagDecl& f, Tab
   return {{"name", f.name.name}, {"kind", "unit"}, {"by_model_arm", tallies.json("answers")}};
 }
 
+// The flag's noise floor: its condition on two answers to the very same prompt (a = one,
+// b = the other, both ways round), over the prompts at either level of the pairing. What
+// rerunning alone produces, beside what changing the factor does.
+bool add_noise_floor(const Context& ctx, const ast::FlagDecl& f, const ast::Pairing& p, std::initializer_list<Tallies*> into) {
+  const Spec& spec = ctx.spec;
+  const int factor = spec.factor_index(p.factor.name);
+  const int la = spec.factors[factor].level_index(p.a.name), lb = spec.factors[factor].level_index(p.b.name);
+  std::map<std::vector<int>, std::vector<std::size_t>> prompts;  // seed, model, arm, levels -> its answers
+  for (std::size_t i = 0; i < ctx.scores.rows.size(); ++i) {
+    const ScoreRow& r = ctx.scores.rows[i];
+    if (r.levels[factor] != la && r.levels[factor] != lb) continue;
+    std::vector<int> key = {r.seed, r.model, r.arm};
+    key.insert(key.end(), r.levels.begin(), r.levels.end());
+    prompts[key].push_back(i);
+  }
+  for (const auto& [key, answers] : prompts)
+    for (std::size_t i : answers)
+      for (std::size_t j : answers) {
+        if (i == j) continue;
+        const ScoreRow& a = ctx.scores.rows[i];
+        RowScope sa(spec, ctx.scores, a), sb(spec, ctx.scores, ctx.scores.rows[j]);
+        bool set = false;
+        try {
+          set = truthy(evaluate(f.when, PairScope(sa, sb)));
+        } catch (const EvalError& e) {
+          ctx.diags.error(e.range, e.what());
+          return false;
+        }
+        for (Tallies* t : into) {
+          Tally& cell = t->at(a);
+          ++cell.noise_n;
+          cell.noise_count += set ? 1 : 0;
+        }
+      }
+  return true;
+}
+
 std::string pairing_label(const ast::Pairing& p) { return fmt::format("{}: {} vs {}", p.factor.name, p.a.name, p.b.name); }
 
 nlohmann::ordered_json pair_flag(const Context& ctx, const ast::FlagDecl& f, Table& table) {
@@ -128,9 +173,9 @@ nlohmann::ordered_json pair_flag(const Context& ctx, const ast::FlagDecl& f, Tab
       const ScoreRow& r = ctx.scores.rows[i];
       int level = r.levels[factor];
       if (level != la && level != lb) continue;
-      std::vector<int> key = {r.seed, r.model, r.arm};
+      std::vector<int> key = {r.seed, r.model, r.arm, r.answer};
       key.insert(key.end(), r.levels.begin(), r.levels.end());
-      key[3 + factor] = -1;
+      key[4 + factor] = -1;  // answer k at one level pairs with answer k at the other
       auto& g = groups[key];
       (level == la ? g.first : g.second).push_back(i);
     }
@@ -186,6 +231,7 @@ nlohmann::ordered_json pair_flag(const Context& ctx, const ast::FlagDecl& f, Tab
                                                   one ? "" : "s", pairing_label(p), one ? "holds" : "hold",
                                                   one ? "is" : "are"));
     }
+    if (spec.answers > 1 && !add_noise_floor(ctx, f, p, {&tallies, &total})) return nullptr;
     tallies.rows(table, f.name.name, pairing_label(p));
     pairings.push_back({{"pairing", pairing_label(p)}, {"by_model_arm", tallies.json("pairs")}, {"unmatched", unmatched},
                         {"duplicate_groups", duplicate_groups}, {"duplicates", duplicates}});
@@ -199,6 +245,7 @@ nlohmann::ordered_json pair_flag(const Context& ctx, const ast::FlagDecl& f, Tab
 void add_flags(const Context& ctx, Output& out) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   Table table{"flags", {"flag", "pairing", "model", "arm", "count", "n", "rate", "applicable", "rate_applicable"}, {}};
+  if (ctx.spec.answers > 1) table.header.push_back("noise_floor");
   for (const auto& f : ctx.spec.flags) {
     nlohmann::ordered_json j = f.pairings.empty() ? unit_flag(ctx, f, table) : pair_flag(ctx, f, table);
     if (!j.is_null()) list.push_back(std::move(j));

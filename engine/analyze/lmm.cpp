@@ -1,5 +1,7 @@
 // lmm.cpp: `lmm(D3 ~ a * b + c + (1 | seed))`: fits the model frame (model_frame.cpp) with
 // runtime/stats (REML, treatment coding, random intercepts).
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "engine/analyze/model_frame.hpp"
@@ -48,6 +50,14 @@ nlohmann::ordered_json run_lmm(const Context& ctx, const ast::AnalysisDecl& a, O
   j["random"] = std::move(random);
   j["residual_variance"] = json_number(fit.residual_variance);
   j["residual_variance_se"] = json_number(fit.residual_variance_se);
+  // Each level's share of the variance the fixed terms leave: with (1 | seed) + (1 | prompt)
+  // over several answers per prompt, the split into seed, prompt and answer parts.
+  double total = fit.residual_variance;
+  for (const auto& vc : fit.random) total += vc.variance;
+  nlohmann::ordered_json shares = nlohmann::ordered_json::object();
+  for (const auto& vc : fit.random) shares[vc.group] = json_number(total > 0 ? vc.variance / total : std::nan(""));
+  shares["residual"] = json_number(total > 0 ? fit.residual_variance / total : std::nan(""));
+  j["variance_shares"] = std::move(shares);
   j["reml_criterion"] = json_number(fit.reml_criterion);
   j["log_likelihood"] = json_number(fit.log_likelihood);
   const auto& cv = fit.convergence;

@@ -70,6 +70,8 @@ std::vector<std::string> default_keys(const Spec& spec, const std::string& varia
     if (variable != v) keys.push_back(v);
   for (const auto& f : spec.factors)
     if (f.name != variable) keys.push_back(f.name);
+  // Answer k at one level pairs with answer k at the other: K pairs per matched prompt.
+  if (spec.answers > 1 && variable != "answer") keys.push_back("answer");
   return keys;
 }
 

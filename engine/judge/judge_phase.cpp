@@ -353,6 +353,9 @@ std::string scores_csv(const Spec& spec, const analyze::ScoreTable& table) {
   const bool by_rater = !table.others.empty();
   std::string out = by_rater ? "rater,seed,model,arm" : "seed,model,arm";
   for (const auto& f : spec.factors) out += "," + csv_text(f.name);
+  // Several answers per prompt: which one, from 1 (a spec with one answer keeps its columns).
+  const bool answers = spec.answers > 1;
+  if (answers) out += ",answer";
   for (const auto& d : table.dims) out += "," + csv_text(d);
   out += "\n";
   auto write = [&](const std::string& rater, const std::vector<analyze::ScoreRow>& rows) {
@@ -364,6 +367,7 @@ std::string scores_csv(const Spec& spec, const analyze::ScoreTable& table) {
              csv_text(spec.arms[row.arm].name);
       for (std::size_t f = 0; f < spec.factors.size(); ++f)
         out += "," + csv_text(spec.factors[f].levels[row.levels[f]].name.name);
+      if (answers) out += "," + std::to_string(row.answer + 1);
       for (double s : row.scores) out += "," + (analyze::is_na(s) ? std::string("N/A") : fmt::format("{}", s));
       out += "\n";
     }

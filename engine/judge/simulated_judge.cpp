@@ -49,9 +49,7 @@ std::optional<std::string> SimulatedJudge::reply(const std::string& hash, const 
 }
 
 OfflineReplies SimulatedJudge::replies() const {
-  return [this](const std::string& hash, const std::string&, const std::string* system, const std::string& user) {
-    return reply(hash, system ? *system : std::string(), user);
-  };
+  return [this](const OfflineRequest& r) { return reply(r.request_hash, r.system ? *r.system : std::string(), r.user); };
 }
 
 }  // namespace mirac

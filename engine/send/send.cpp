@@ -136,8 +136,9 @@ RunSummary send_answers(const Audit& audit, Store& store, const Selection& selec
   // A spec that declares its truth gets answers that claim nothing: its scores come from
   // the declaration (the judge phase), not from anything in the text.
   if (audit.spec().simulate)
-    options.offline_replies = [](const std::string&, const std::string& model, const std::string* system,
-                                 const std::string& user) { return placeholder_answer(model, system, user); };
+    options.offline_replies = [](const OfflineRequest& r) {
+      return placeholder_answer(r.model, r.system, r.user, r.answer);
+    };
   return run_plan(calls, store, options, cancel, hooks);
 }
 

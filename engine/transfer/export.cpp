@@ -36,6 +36,8 @@ std::vector<std::string> factor_keys(const Spec& spec) {
     bool clash = std::find(kFixedColumns.begin(), kFixedColumns.end(), f.name) != kFixedColumns.end();
     keys.push_back(clash ? "factor." + f.name : f.name);
   }
+  // Several answers per prompt: which one (from 1), exported after the factors.
+  if (spec.answers > 1) keys.push_back("answer");
   return keys;
 }
 
@@ -55,6 +57,7 @@ Row export_row(const Spec& spec, const Plan& plan, const RequestRow& r, const An
   row["seed"] = p.seed;
   for (std::size_t f = 0; f < spec.factors.size(); ++f)
     row[fkeys[f]] = spec.factors[f].levels[static_cast<std::size_t>(p.levels[f])].name.name;
+  if (fkeys.size() > spec.factors.size()) row[fkeys.back()] = r.call.answer + 1;
   row["model"] = m.name;
   row["model_string"] = r.call.model;
   row["provider"] = r.call.provider;
@@ -112,6 +115,7 @@ ScoreKeys score_keys(const Spec& spec, const std::vector<std::string>& dims) {
   };
   ScoreKeys keys;
   for (const auto& f : spec.factors) keys.factors.push_back(fixed(f.name) ? "factor." + f.name : f.name);
+  if (spec.answers > 1) keys.factors.push_back("answer");  // which of the prompt's answers, from 1
   for (const auto& d : dims) {
     bool clash = fixed(d) || d.rfind("rationale_", 0) == 0 ||
                  std::find(keys.factors.begin(), keys.factors.end(), d) != keys.factors.end();
@@ -157,6 +161,7 @@ Row score_row(const Spec& spec, const Plan& plan, const RequestRow& r, const Jud
   row["seed"] = p.seed;
   for (std::size_t f = 0; f < spec.factors.size(); ++f)
     row[keys.factors[f]] = spec.factors[f].levels[static_cast<std::size_t>(p.levels[f])].name.name;
+  if (keys.factors.size() > spec.factors.size()) row[keys.factors.back()] = r.call.answer + 1;
   row["model"] = spec.models[static_cast<std::size_t>(r.model)].name;
   row["model_string"] = r.call.model;
   row["arm"] = spec.arms[static_cast<std::size_t>(r.arm)].name;

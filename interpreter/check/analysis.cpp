@@ -307,7 +307,8 @@ void Checker::pairing(const ast::Pairing& p) const {
 // `by`, `pairs`, `within`: factors, model, arm, seed or seed fields.
 void Checker::grouping(const ast::Ident& id) const {
   if (factors_.count(id.name) || seed_fields_.count(id.name) || id.name == "model" || id.name == "arm" || id.name == "seed" ||
-      id.name == "cell" || spec_.is_model_group(id.name))
+      id.name == "cell" || id.name == "prompt" || (id.name == "answer" && spec_.answers > 1) ||
+      spec_.is_model_group(id.name))
     return;
   std::vector<std::string> all = list(factors_);
   all.insert(all.end(), seed_fields_.begin(), seed_fields_.end());

@@ -16,6 +16,8 @@ struct CheckOptions {
   std::optional<std::filesystem::path> env_data_root;  ///< $MIRAC_DATA
   /// --offline: every model and judge is answered by the built-in `offline` provider.
   bool offline = false;
+  /// --answers K: answers per prompt, model and arm, in place of the header's `answers`.
+  std::optional<int> answers;
 };
 
 /// `data_roots`: the data roots of the files of extending specs (MergedSpec::data_roots);

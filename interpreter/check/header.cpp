@@ -1,5 +1,7 @@
 // header.cpp: the `audit NAME { ... }` header (name, title, data, scores) and the data
 // root that the data files of the spec are found from.
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "interpreter/check/context.hpp"
@@ -7,6 +9,10 @@
 namespace mirac {
 
 namespace {
+
+// More answers per prompt than this is a typo rather than a design: 100 already multiplies
+// the audit's cost a hundredfold.
+constexpr int kMaxAnswers = 100;
 
 // Where data is found: --data, then $MIRAC_DATA, then the header's `data` (relative to the
 // file that writes it, a base's in a variant), then the spec's folder. For an extending spec
@@ -57,12 +63,22 @@ void check_header(CheckContext& cx) {
         }
       } else if (p.key.name == "scores") {
         cx.scores_setting = &p;  // checked with the judges and panels
+      } else if (p.key.name == "answers") {
+        const auto* n = p.value ? std::get_if<ast::NumberLit>(&p.value->node) : nullptr;
+        if (!n || n->value != std::floor(n->value) || n->value < 1 || n->value > kMaxAnswers) {
+          cx.diags.error(p.value ? p.value->range : p.key.range,
+                         fmt::format("'answers' must be a whole number from 1 to {}: the answers asked for each "
+                                     "prompt, model and arm", kMaxAnswers));
+          continue;
+        }
+        spec.answers = static_cast<int>(n->value);
       } else {
         cx.diags.error(p.key.range, with_suggestion(fmt::format("unknown audit setting '{}'", p.key.name), p.key.name,
-                                                    {"title", "data", "description", "version", "scores"}));
+                                                    {"title", "data", "description", "version", "scores", "answers"}));
       }
     }
   }
+  if (cx.options.answers) spec.answers = *cx.options.answers;  // checked by the command line
   if (spec.name.empty()) spec.name = std::filesystem::path(spec.spec_path).stem().string();
   settle_data_root(cx, data_setting, data_setting_dir);
 }

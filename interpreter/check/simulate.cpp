@@ -116,6 +116,7 @@ void check_simulate(const Spec& spec, Diagnostics& diags) {
       number_at_least(r.sd, 0, kAny, "a standard deviation", diags);
     }
     number_at_least(d.residual, 0, kAny, "a standard deviation", diags);
+    number_at_least(d.answer, 0, kAny, "a standard deviation", diags);
     number_at_least(d.na_rate, 0, 1, "an N/A rate", diags);
     if (d.na_when) {
       check_row_condition(spec, *d.na_when, "", diags);

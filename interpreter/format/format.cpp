@@ -521,6 +521,7 @@ class Printer {
         line("random " + rnd.group.field.name + (rnd.group.level ? "." + rnd.group.level->name : "") + " " + ex(rnd.sd));
       }
       item("residual", dm.residual);
+      item("answer", dm.answer);
       item("na", dm.na_rate);
       item("na when", dm.na_when);
       item("round", dm.round);

@@ -495,7 +495,11 @@ struct SimDim {
   std::optional<Expr> intercept;
   std::vector<SimEffect> effects;
   std::vector<SimRandom> randoms;
-  std::optional<Expr> residual;  ///< SD of the answer-level noise
+  /// SD of the noise beyond the effects and random intercepts: per answer, or with `answer`
+  /// declared, the part a prompt's answers share.
+  std::optional<Expr> residual;
+  /// SD of the noise between answers to the very same prompt (`answer 0.3`; issue 28).
+  std::optional<Expr> answer;
   std::optional<Expr> na_rate;   ///< share of answers drawn N/A, besides `na when`
   std::optional<Expr> na_when;   ///< answers N/A where this holds (the rubric's own rule applies too)
   std::optional<Expr> round;     ///< round to whole scores (default true)

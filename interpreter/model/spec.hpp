@@ -135,6 +135,9 @@ struct Spec {
   std::map<FileId, std::filesystem::path> data_roots;
   std::vector<Factor> factors;
   std::vector<int> design;  ///< factor indices, crossed in this order (first varies slowest)
+  /// Answers asked for each prompt, model and arm (the header's `answers`, or `--answers`):
+  /// that many distinct requests, each stored, judged and analysed (issue 28).
+  int answers = 1;
   std::vector<SeedFieldInfo> seed_fields;
   std::vector<Seed> seeds;
   /// The seed table (or a file joined to it) could not be read: its fields are declared

@@ -536,6 +536,7 @@ class Builder {
         else if (di.is_type<g::sim_effect>()) dim.effects.push_back({expr(first), expr(*di.children.at(1)), range(di)});
         else if (di.is_type<g::sim_random>()) dim.randoms.push_back({field_path(first), expr(*di.children.at(1)), range(di)});
         else if (di.is_type<g::sim_residual>()) dim.residual = expr(first);
+        else if (di.is_type<g::sim_answer>()) dim.answer = expr(first);
         else if (di.is_type<g::na_item>()) dim.na_when = expr(first);
         else if (di.is_type<g::sim_na_rate>()) dim.na_rate = expr(first);
         else if (di.is_type<g::sim_round>()) dim.round = expr(first);

@@ -50,6 +50,9 @@ nlohmann::json canonical_with(const ModelCall& call, nlohmann::json system_sha25
   j["system_sha256"] = std::move(system_sha256);
   j["user"] = call.user;
   j["params"] = call.params;
+  // Only from the second answer on: answer 0's request, and so its hash and every store
+  // made before `answers` existed, stay as they were.
+  if (call.answer > 0) j["answer"] = call.answer;
   return j;  // nlohmann::json keeps keys sorted, so dump() is canonical
 }
 
@@ -142,6 +145,16 @@ void warn_factors_without_effect(const Spec& spec, const Plan& plan, Diagnostics
   }
 }
 
+// The settings of answer k: a declared `seed` goes up by k, so that a provider that takes a
+// seed draws each answer apart and still reproducibly; without one nothing changes (the
+// answers are distinct requests all the same, by their place in the canonical request).
+nlohmann::json answer_params(const nlohmann::json& params, std::size_t k) {
+  nlohmann::json out = params;
+  if (k > 0 && out.contains("seed") && out["seed"].is_number_integer())
+    out["seed"] = out["seed"].get<std::int64_t>() + static_cast<std::int64_t>(k);
+  return out;
+}
+
 }  // namespace
 
 Plan build_plan(const Spec& spec, Diagnostics& diags) {
@@ -191,40 +204,47 @@ Plan build_plan(const Spec& spec, Diagnostics& diags) {
     system_hashes.push_back(arm.system ? nlohmann::json(sha256_hex(*arm.system)) : nlohmann::json(nullptr));
     systems.push_back(arm.system ? std::make_shared<const std::string>(*arm.system) : nullptr);
   }
-  plan.requests.reserve(plan.prompts.size() * spec.models.size() * spec.arms.size());
-  // One model and arm's requests differ in their prompt alone: the rest of the canonical
-  // request is serialised once per pair, not once per request.
-  std::vector<UserMessageHasher> hashers(spec.models.size() * spec.arms.size());
+  const std::size_t answers = static_cast<std::size_t>(std::max(spec.answers, 1));
+  plan.requests.reserve(plan.prompts.size() * spec.models.size() * spec.arms.size() * answers);
+  // One model, arm and answer's requests differ in their prompt alone: the rest of the
+  // canonical request is serialised once per triple, not once per request.
+  auto slot = [&](std::size_t m, std::size_t a, std::size_t k) { return (m * spec.arms.size() + a) * answers + k; };
+  std::vector<UserMessageHasher> hashers(spec.models.size() * spec.arms.size() * answers);
+  std::vector<nlohmann::json> params(hashers.size());
   for (std::size_t m = 0; m < spec.models.size(); ++m) {
     auto provider = spec.providers.find(spec.models[m].provider);
     if (provider == spec.providers.end()) continue;
-    for (std::size_t a = 0; a < spec.arms.size(); ++a) {
-      ModelCall call;
-      address_to(call, provider->second);
-      call.model = spec.models[m].model;
-      call.params = spec.models[m].params;
-      hashers[m * spec.arms.size() + a] = UserMessageHasher(call, system_hashes[a]);
-    }
+    for (std::size_t a = 0; a < spec.arms.size(); ++a)
+      for (std::size_t k = 0; k < answers; ++k) {
+        ModelCall call;
+        address_to(call, provider->second);
+        call.model = spec.models[m].model;
+        call.params = params[slot(m, a, k)] = answer_params(spec.models[m].params, k);
+        call.answer = static_cast<int>(k);
+        hashers[slot(m, a, k)] = UserMessageHasher(call, system_hashes[a]);
+      }
   }
   for (std::size_t p = 0; p < plan.prompts.size(); ++p) {
     for (std::size_t m = 0; m < spec.models.size(); ++m) {
       const Model& model = spec.models[m];
       auto provider = spec.providers.find(model.provider);
       if (provider == spec.providers.end()) continue;  // reported by check
-      for (std::size_t a = 0; a < spec.arms.size(); ++a) {
-        RequestRow r;
-        r.prompt = p;
-        r.model = static_cast<int>(m);
-        r.arm = static_cast<int>(a);
-        address_to(r.call, provider->second);
-        r.call.model = model.model;
-        r.call.system = systems[a];
-        r.call.user = plan.prompts[p].text;
-        r.call.params = model.params;  // check keeps the price out: what a call costs is not part of it
-        r.call.batch = model.batch;
-        r.call.hash = hashers[m * spec.arms.size() + a].hash(r.call.user);
-        plan.requests.push_back(std::move(r));
-      }
+      for (std::size_t a = 0; a < spec.arms.size(); ++a)
+        for (std::size_t k = 0; k < answers; ++k) {
+          RequestRow r;
+          r.prompt = p;
+          r.model = static_cast<int>(m);
+          r.arm = static_cast<int>(a);
+          address_to(r.call, provider->second);
+          r.call.model = model.model;
+          r.call.system = systems[a];
+          r.call.user = plan.prompts[p].text;
+          r.call.params = params[slot(m, a, k)];  // check keeps the price out: what a call costs is not part of it
+          r.call.batch = model.batch;
+          r.call.answer = static_cast<int>(k);
+          r.call.hash = hashers[slot(m, a, k)].hash(r.call.user);
+          plan.requests.push_back(std::move(r));
+        }
     }
   }
   for (std::size_t r = 0; r < plan.requests.size(); ++r)

@@ -17,9 +17,10 @@ int ScoreTable::dim_index(const std::string& name) const {
   return -1;
 }
 
-std::string answer_key(int seed, int model, int arm, const std::vector<int>& levels) {
+std::string answer_key(int seed, int model, int arm, const std::vector<int>& levels, int answer) {
   std::string key = std::to_string(seed) + "|" + std::to_string(model) + "|" + std::to_string(arm);
   for (int l : levels) key += "|" + std::to_string(l);
+  if (answer > 0) key += "#" + std::to_string(answer);
   return key;
 }
 
@@ -31,6 +32,7 @@ ScoreRow score_row_of(const Spec& spec, const Plan& plan, const RequestRow& r) {
   row.model = r.model;
   row.arm = r.arm;
   row.levels = p.levels;
+  row.answer = r.call.answer;
   return row;
 }
 
@@ -131,6 +133,9 @@ std::optional<ScoreTable> load_scores(const Spec& spec, const std::filesystem::p
     columns_ok = false;
   }
   if (!columns_ok) return std::nullopt;
+  // Several answers per prompt are told apart by an `answer` column (1 .. K); without it
+  // every row is a prompt's first answer.
+  const bool has_answer = table.has_column("answer") && spec.factor_index("answer") < 0;
 
   Loader L{spec, sources, diags, table};
   std::map<std::string, int> seed_index, model_index, arm_index;
@@ -170,6 +175,18 @@ std::optional<ScoreTable> load_scores(const Spec& spec, const std::filesystem::p
     r.seed = lookup("seed", seed_index, "seed");
     r.model = lookup("model", model_index, "model");
     r.arm = spec.arms.size() > 1 || table.has_column("arm") ? lookup("arm", arm_index, "arm") : 0;
+    if (has_answer) {
+      // Which of the prompt's answers, counted from 1 as the file shows it.
+      const std::string value = L.text(row, "answer");
+      long long k = 0;
+      auto [stop, ec] = std::from_chars(value.data(), value.data() + value.size(), k);
+      if (ec != std::errc() || stop != value.data() + value.size() || k < 1 || k > spec.answers) {
+        diags.error(L.cell(row, "answer"), fmt::format("answer '{}' is not a whole number from 1 to {} (the spec's "
+                                                       "answers per prompt)", value, spec.answers));
+        ok = false;
+      }
+      r.answer = static_cast<int>(k - 1);
+    }
     for (const auto& f : spec.factors) {
       std::string value = L.text(row, f.name);
       int level = f.level_index(value);

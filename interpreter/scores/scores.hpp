@@ -26,6 +26,7 @@ struct ScoreRow {
   /// Per criterion of the seed, 1 met and 0 not (rubrics that grade `criteria`; empty
   /// otherwise, and in a scores file, which holds scores only).
   std::vector<std::uint8_t> criteria;
+  int answer = 0;  ///< which of the prompt's answers (the spec's `answers`), from 0
 };
 
 /// Another rater's scores of the same answers (agreement analyses compare raters), on the
@@ -50,8 +51,8 @@ inline bool is_na(double score) { return std::isnan(score); }
 
 /// A key naming one answer of a plan (its seed, model, arm and levels), to match the rows
 /// of different raters, or a row to its request.
-std::string answer_key(int seed, int model, int arm, const std::vector<int>& levels);
-inline std::string answer_key(const ScoreRow& r) { return answer_key(r.seed, r.model, r.arm, r.levels); }
+std::string answer_key(int seed, int model, int arm, const std::vector<int>& levels, int answer = 0);
+inline std::string answer_key(const ScoreRow& r) { return answer_key(r.seed, r.model, r.arm, r.levels, r.answer); }
 
 /// The row of the plan's request `r`: its seed (-1 when the seed is unknown), model, arm and
 /// levels; no scores yet.

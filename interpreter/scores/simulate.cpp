@@ -116,7 +116,7 @@ double expected_score(const SimulatedDimension& d, double mu) {
 }  // namespace
 
 double SimulatedDimension::total_sd() const {
-  double v = residual_sd * residual_sd;
+  double v = residual_sd * residual_sd + answer_sd * answer_sd;
   for (const auto& r : randoms) v += r.sd * r.sd;
   return std::sqrt(v);
 }
@@ -144,6 +144,8 @@ Simulator::Simulator(const Spec& spec, std::vector<std::string> dims) : spec_(sp
     s.name = dims_[t];
     s.intercept = number(decl->intercept, 0);
     s.residual_sd = number(decl->residual, 0);
+    s.answer_sd = number(decl->answer, 0);
+    s.answer_declared = decl->answer.has_value();
     s.na_rate = number(decl->na_rate, 0);
     s.round = boolean(decl->round, true);
     s.clip = boolean(decl->clip, true);
@@ -204,9 +206,11 @@ void Simulator::prepare(const std::vector<ScoreRow>& rows) {
 
 void Simulator::draw_row(const ScoreRow& row, const Prepared& p, std::uint64_t stream, std::vector<double>& out,
                          std::size_t answer, bool block_na) const {
-  // Answer 0's residuals are those of the only answer, so one answer per prompt draws what
-  // scores_of() gives; the others' are keyed apart.
-  const std::uint64_t answer_key = answer == 0 ? 0 : mix(0x616e73776572ULL + answer);
+  // Which answer this is: the row's own place among its prompt's answers (an audit that
+  // asks K), and within it the answers a power study averages. Answer (0, 0) draws what
+  // scores_of() gives; the others are keyed apart.
+  const std::uint64_t which = static_cast<std::uint64_t>(row.answer) * 1000003ULL + answer;
+  const std::uint64_t answer_key = which == 0 ? 0 : mix(0x616e73776572ULL + which);
   out.assign(dims_.size(), std::nan(""));
   std::size_t g = 0;
   for (std::size_t i = 0; i < sim_.size(); ++i) {
@@ -214,7 +218,15 @@ void Simulator::draw_row(const ScoreRow& row, const Prepared& p, std::uint64_t s
     double latent = p.mean[i];
     for (const auto& r : s.randoms) latent += r.sd * Stream(mix(stream ^ p.groups[g++])).normal();
     Stream own(mix(stream ^ p.key ^ mix(static_cast<std::uint64_t>(i) + 1) ^ answer_key));
-    latent += s.residual_sd * own.normal();
+    if (s.answer_declared) {
+      // The residual is the prompt's, shared by its answers (the stream of answer 0); the
+      // `answer` term is each answer's own, from a stream apart from every residual's.
+      Stream prompt(mix(stream ^ p.key ^ mix(static_cast<std::uint64_t>(i) + 1)));
+      Stream each(mix(stream ^ p.key ^ mix(static_cast<std::uint64_t>(i) + 1) ^ mix(0x65616368ULL + which)));
+      latent += s.residual_sd * prompt.normal() + s.answer_sd * each.normal();
+    } else {
+      latent += s.residual_sd * own.normal();
+    }
     if (s.round) latent = std::nearbyint(latent);
     if (s.clip) latent = std::clamp(latent, s.lo, s.hi);
     bool na = false;

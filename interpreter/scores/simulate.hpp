@@ -25,6 +25,10 @@ struct SimulatedDimension {
   int dim = -1;  ///< index into the score table's dimensions
   std::string name;
   double intercept = 0, residual_sd = 0, na_rate = 0;
+  /// `answer SD`: noise between answers to the same prompt. Declared, the residual is the
+  /// part a prompt's answers share; not declared, each answer draws its own residual.
+  double answer_sd = 0;
+  bool answer_declared = false;
   bool round = true, clip = true;
   double lo = 1, hi = 5;  ///< the rubric's scale
   std::vector<std::pair<const ast::Expr*, double>> effects;

@@ -186,6 +186,7 @@ nlohmann::ordered_json plan_summary(const Spec& spec, const Plan& plan, const So
   nlohmann::ordered_json arms = nlohmann::ordered_json::array();
   for (const auto& a : spec.arms) arms.push_back({{"name", a.name}, {"system", a.system_source}});
   j["arms"] = arms;
+  j["answers_per_prompt"] = spec.answers;
   j["requests"] = plan.requests.size();
   j["judge_calls"] = plan.judge_tasks.size();
   nlohmann::ordered_json judges = nlohmann::ordered_json::array();
@@ -264,8 +265,9 @@ std::string plan_summary_text(const Spec& spec, const Plan& plan, const SourceMa
   }
   out += fmt::format("prompts      {:>8}  = {} seeds x {} cells ({})\n", plan.prompts.size(), spec.seeds.size(), c.cells,
                      design);
-  out += fmt::format("requests     {:>8}  = prompts x {} model{} x {} arm{}\n", plan.requests.size(), spec.models.size(),
-                     spec.models.size() == 1 ? "" : "s", spec.arms.size(), spec.arms.size() == 1 ? "" : "s");
+  out += fmt::format("requests     {:>8}  = prompts x {} model{} x {} arm{}{}\n", plan.requests.size(), spec.models.size(),
+                     spec.models.size() == 1 ? "" : "s", spec.arms.size(), spec.arms.size() == 1 ? "" : "s",
+                     spec.answers > 1 ? fmt::format(" x {} answers", spec.answers) : "");
   out += fmt::format("judge calls  {:>8}  = requests x {} judge{}\n", plan.judge_tasks.size(), spec.judges.size(),
                      spec.judges.size() == 1 ? "" : "s");
   out += tokens_line(c, spec.models.size());

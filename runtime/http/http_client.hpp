@@ -22,6 +22,9 @@ struct HttpRequest {
   /// The planned request's hash (ModelCall::hash). Never sent: an in-process transport (the
   /// offline provider) may answer by it.
   std::string request_hash = {};
+  /// Which of its prompt's answers the request asks for (ModelCall::answer). Never sent: the
+  /// offline provider draws a different answer for each, as a sampling model would.
+  int answer = 0;
   /// Larger bodies fail as `other`; 0: the client's own cap. A batch's results file is
   /// far larger than any one answer.
   std::size_t max_body_bytes = 0;

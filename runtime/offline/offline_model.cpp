@@ -91,12 +91,15 @@ double clamp01(double x) { return std::clamp(x, 0.0, 1.0); }
 
 }  // namespace
 
-std::string offline_answer(const std::string& model, const std::string* system, const std::string& user) {
+std::string offline_answer(const std::string& model, const std::string* system, const std::string& user, int answer) {
   // The model's temperament: how much it tends to explain and to hedge.
   Stream persona(fnv1a(model));
   const double verbosity = 0.35 + 0.4 * persona.uniform();
   const double hedging = 0.2 + 0.5 * persona.uniform();
-  Stream rng(fnv1a(user, fnv1a(system ? *system : "", fnv1a(model))));
+  // Answer 0 keeps the stream it has always had, so stores made before `answers` still match.
+  std::uint64_t stream = fnv1a(user, fnv1a(system ? *system : "", fnv1a(model)));
+  if (answer > 0) stream = fnv1a(fmt::format("answer {}", answer), stream);
+  Stream rng(stream);
   const TextProfile profile = profile_of(user);
   const bool zh = profile.cjk_share > 0.3;
   const bool instructed = system != nullptr && !system->empty();
@@ -150,10 +153,10 @@ HttpResponse offline_respond(const HttpRequest& request, const OfflineReplies& r
     if (role == "user") user = content;
   }
   std::optional<std::string> declared;
-  if (replies) declared = replies(request.request_hash, model, has_system ? &system : nullptr, user);
+  if (replies) declared = replies(OfflineRequest{request.request_hash, request.answer, model, has_system ? &system : nullptr, user});
   std::string text = declared                                   ? *declared
                      : model.find("judge") != std::string::npos ? offline_judgment(system, user)
-                                                                : offline_answer(model, has_system ? &system : nullptr, user);
+                                                                : offline_answer(model, has_system ? &system : nullptr, user, request.answer);
   auto tokens = [](const std::string& s) { return static_cast<long long>(s.size() / 4 + 1); };
   long long in = tokens(system) + tokens(user), out = tokens(text);
   nlohmann::json reply = {

@@ -26,15 +26,20 @@ namespace mirac {
 /// Base URLs with this prefix are answered in-process.
 inline constexpr const char* kOfflineScheme = "offline:";
 
+/// One request to the offline provider, as its reply functions see it.
+struct OfflineRequest {
+  const std::string& request_hash;  ///< the planned request's hash (HttpRequest::request_hash)
+  int answer = 0;                   ///< which of its prompt's answers (HttpRequest::answer)
+  const std::string& model;         ///< the model string
+  const std::string* system;        ///< the system prompt; null when there is none
+  const std::string& user;          ///< the user message
+};
+
 /// What the offline provider replies to one request instead of its heuristics: the text of
-/// the reply (an answer, or a judge's JSON), or nullopt for the heuristics. It is given the
-/// planned request's hash (HttpRequest::request_hash), the model string, the system prompt
-/// (null when there is none) and the user message. The engine supplies it when the spec
-/// declares what simulated scores should be (a `simulate` block); the runtime knows
-/// nothing of that.
-using OfflineReplies =
-    std::function<std::optional<std::string>(const std::string& request_hash, const std::string& model,
-                                             const std::string* system, const std::string& user)>;
+/// the reply (an answer, or a judge's JSON), or nullopt for the heuristics. The engine
+/// supplies it when the spec declares what simulated scores should be (a `simulate`
+/// block); the runtime knows nothing of that.
+using OfflineReplies = std::function<std::optional<std::string>(const OfflineRequest& request)>;
 
 /// The HTTP response the offline provider gives to an OpenAI Chat Completions request.
 HttpResponse offline_respond(const HttpRequest& request, const OfflineReplies& replies = {});
@@ -43,10 +48,14 @@ HttpResponse offline_respond(const HttpRequest& request, const OfflineReplies& r
 /// Japanese, Korean, Cyrillic, Arabic, ..., else English) saying that no model was asked,
 /// then the model and a digest of the system prompt, so that two models' or arms' answers to
 /// one prompt differ and are judged apart.
-std::string placeholder_answer(const std::string& model, const std::string* system, const std::string& user);
+/// Answer k > 0 of a prompt says which it is, so that a prompt's answers are judged apart.
+std::string placeholder_answer(const std::string& model, const std::string* system, const std::string& user,
+                               int answer = 0);
 
-/// The simulated answer for one prompt (exposed for tests).
-std::string offline_answer(const std::string& model, const std::string* system, const std::string& user);
+/// The simulated answer for one prompt (exposed for tests). Answer k > 0 of a prompt is
+/// drawn from a stream of its own, as a model sampling again would answer.
+std::string offline_answer(const std::string& model, const std::string* system, const std::string& user,
+                           int answer = 0);
 /// The heuristic judge's reply (a JSON object as text) for one judge request.
 std::string offline_judgment(const std::string& system, const std::string& user);
 

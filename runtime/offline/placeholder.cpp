@@ -86,8 +86,10 @@ std::uint32_t digest(const std::string& text) {
 
 }  // namespace
 
-std::string placeholder_answer(const std::string& model, const std::string* system, const std::string& user) {
+std::string placeholder_answer(const std::string& model, const std::string* system, const std::string& user,
+                               int answer) {
   std::string arm = system ? fmt::format("system prompt {:08x}", digest(*system)) : "no system prompt";
+  if (answer > 0) arm += fmt::format(" · answer {}", answer + 1);
   return fmt::format("{} [{} · {}]", sentence(main_script(user)), model, arm);
 }
 

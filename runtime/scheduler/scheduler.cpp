@@ -208,6 +208,7 @@ void Run::send(std::size_t idx, double now) {
   HttpRequest r{p.endpoints ? endpoint_url(it.call->protocol, p.endpoints->base_url(it.endpoint)) : it.url,
                 request_headers(it.call->protocol, it.key ? *it.key : ""), it.body,
                 p.timeouts.total_s, p.timeouts.connect_s, p.timeouts.first_byte_s, it.call->hash};
+  r.answer = it.call->answer;
   if (++it.attempts == 1) {
     ++sum_.sent;
     it.first_sent = now;
