@@ -134,8 +134,9 @@ std::optional<ScoreTable> load_scores(const Spec& spec, const std::filesystem::p
   }
   if (!columns_ok) return std::nullopt;
   // Several answers per prompt are told apart by an `answer` column (1 .. K); without it
-  // every row is a prompt's first answer.
-  const bool has_answer = table.has_column("answer") && spec.factor_index("answer") < 0;
+  // every row is a prompt's first answer. With one answer per prompt the column is ignored
+  // like any other, since a file may well have one holding the answers' text.
+  const bool has_answer = spec.answers > 1 && table.has_column("answer") && spec.factor_index("answer") < 0;
 
   Loader L{spec, sources, diags, table};
   std::map<std::string, int> seed_index, model_index, arm_index;
