@@ -9,8 +9,24 @@
 
 namespace mirac::analyze {
 
-void report_unsupported(const Context& ctx, const ast::AnalysisDecl& a, const std::string& reason,
+namespace {
+
+// runtime/stats says which function failed (`lmm_fit: ...`, `build_design: ...`), which is
+// what its own tests and callers want; a user of an analysis wants the reason alone.
+std::string without_function_name(const std::string& message) {
+  const std::size_t colon = message.find(": ");
+  if (colon == std::string::npos || colon == 0) return message;
+  const std::string name = message.substr(0, colon);
+  const bool function = name.find('_') != std::string::npos &&
+                        name.find_first_not_of("abcdefghijklmnopqrstuvwxyz_0123456789") == std::string::npos;
+  return function ? message.substr(colon + 2) : message;
+}
+
+}  // namespace
+
+void report_unsupported(const Context& ctx, const ast::AnalysisDecl& a, const std::string& why,
                         nlohmann::ordered_json& entry) {
+  const std::string reason = without_function_name(why);
   entry["error"] = reason;
   if (!ctx.options.partial) {
     ctx.diags.error(a.name.range, fmt::format("analysis {}: {}", a.name.name, reason));
