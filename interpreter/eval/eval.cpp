@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <utf8proc.h>
 
 #include "interpreter/model/diagnostics.hpp"
 
@@ -58,14 +59,51 @@ bool truthy(const Value& v) {
 
 namespace {
 
-std::string lower_first(std::string s) {
-  if (!s.empty() && s[0] >= 'A' && s[0] <= 'Z') s[0] = static_cast<char>(s[0] - 'A' + 'a');
+// The first letter's case changed, after any punctuation, spaces or symbols before it
+// (Spanish `¿Cuál`, a quoted "What"), in any script with case (`Édith`, `Ελένη`). Text
+// that meets a digit or a letter without case (Chinese) before any cased letter is left
+// as it is.
+std::string change_first_letter(std::string s, bool lower) {
+  const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(s.data());
+  for (std::size_t at = 0; at < s.size();) {
+    utf8proc_int32_t code = 0;
+    const utf8proc_ssize_t n = utf8proc_iterate(bytes + at, static_cast<utf8proc_ssize_t>(s.size() - at), &code);
+    if (n <= 0) return s;  // not UTF-8: left alone
+    const utf8proc_category_t category = utf8proc_category(code);
+    const bool skip = (category >= UTF8PROC_CATEGORY_PC && category <= UTF8PROC_CATEGORY_PO) ||
+                      (category >= UTF8PROC_CATEGORY_ZS && category <= UTF8PROC_CATEGORY_ZP) ||
+                      (category >= UTF8PROC_CATEGORY_SM && category <= UTF8PROC_CATEGORY_SO);
+    if (skip) {
+      at += static_cast<std::size_t>(n);
+      continue;
+    }
+    const utf8proc_int32_t changed = lower ? utf8proc_tolower(code) : utf8proc_toupper(code);
+    if (changed == code) return s;
+    utf8proc_uint8_t encoded[4];
+    const utf8proc_ssize_t m = utf8proc_encode_char(changed, encoded);
+    s.replace(at, static_cast<std::size_t>(n), reinterpret_cast<const char*>(encoded), static_cast<std::size_t>(m));
+    return s;
+  }
   return s;
 }
-std::string upper_first(std::string s) {
-  if (!s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = static_cast<char>(s[0] - 'a' + 'A');
-  return s;
+std::string lower_first(std::string s) { return change_first_letter(std::move(s), true); }
+// Every letter's case, in any script with case; text that is not UTF-8 is left as it is.
+std::string change_case(const std::string& s, bool lower) {
+  std::string out;
+  out.reserve(s.size());
+  const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(s.data());
+  for (std::size_t at = 0; at < s.size();) {
+    utf8proc_int32_t code = 0;
+    const utf8proc_ssize_t n = utf8proc_iterate(bytes + at, static_cast<utf8proc_ssize_t>(s.size() - at), &code);
+    if (n <= 0) return s;
+    utf8proc_uint8_t encoded[4];
+    const utf8proc_ssize_t m = utf8proc_encode_char(lower ? utf8proc_tolower(code) : utf8proc_toupper(code), encoded);
+    out.append(reinterpret_cast<const char*>(encoded), static_cast<std::size_t>(m));
+    at += static_cast<std::size_t>(n);
+  }
+  return out;
 }
+std::string upper_first(std::string s) { return change_first_letter(std::move(s), false); }
 
 const std::string& need_text(const Value& v, const ast::Expr& at, const char* fn) {
   if (v.kind != Value::Kind::text && v.kind != Value::Kind::level)
@@ -95,11 +133,7 @@ Value call(const ast::Call& c, const ast::Expr& whole, const Scope& scope) {
       std::size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
       return Value::of(b == std::string::npos ? std::string() : s.substr(b, e - b + 1));
     }
-    for (char& ch : s) {
-      if (f == "lower" && ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
-      if (f == "upper" && ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 'a' + 'A');
-    }
-    return Value::of(s);
+    return Value::of(change_case(s, f == "lower"));
   }
   if (f == "strip_prefix" || f == "strip_suffix") {
     arity(2);

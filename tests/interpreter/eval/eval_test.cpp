@@ -71,6 +71,17 @@ TEST_CASE("string functions") {
   s.values["q"] = mirac::Value::of(std::string("What is it?"));
   CHECK(eval("lower_first(q)", s).text == "what is it?");
   CHECK(eval("upper_first(\"abc\")", s).text == "Abc");
+  // After leading punctuation, spaces and symbols, in any cased script (issue 30).
+  CHECK(eval("lower_first(\"¿Cuál es la dosis?\")", s).text == "¿cuál es la dosis?");
+  CHECK(eval("lower_first(\"¡Ayuda!\")", s).text == "¡ayuda!");
+  CHECK(eval("lower_first(\"Élodie a mal\")", s).text == "élodie a mal");
+  CHECK(eval("upper_first(\"« ça va »\")", s).text == "« Ça va »");
+  CHECK(eval("lower_first(\"Ελένη\")", s).text == "ελένη");
+  CHECK(eval("lower_first(\"中文 What\")", s).text == "中文 What");  // no case: left alone
+  CHECK(eval("lower_first(\"3 Tablets\")", s).text == "3 Tablets");
+  CHECK(eval("lower_first(\"\")", s).text.empty());
+  CHECK(eval("lower(\"ÉTÉ Ab\")", s).text == "été ab");
+  CHECK(eval("upper(\"straße ça\")", s).text == "STRAẞE ÇA");  // one letter for one (Unicode's capital ß)
   CHECK(eval("strip_suffix(\"Hello. What is it?\", q)", s).text == "Hello. ");
   CHECK(eval("strip_prefix(\"Hello. What\", \"Hello. \")", s).text == "What");
   CHECK(eval("replace(\"a-b-c\", \"-\", \"+\")", s).text == "a+b+c");
