@@ -163,6 +163,7 @@ bool parse_csv(DataTable& t, const std::string& text, const SourceManager& sourc
     return false;
   }
   t.columns = records[0];
+  bool hinted_more = false, hinted_fewer = false;
   for (std::size_t r = 1; r < records.size(); ++r) {
     DataRow row;
     row.file = t.file;
@@ -171,8 +172,18 @@ bool parse_csv(DataTable& t, const std::string& text, const SourceManager& sourc
     row.line_end = spans[r].second;
     row.line = sources.position(t.file, spans[r].first).line;
     if (records[r].size() != t.columns.size()) {
+      const bool more = records[r].size() > t.columns.size();
       diags.error(sources.range(t.file, spans[r].first, spans[r].second),
                   fmt::format("row {} has {} fields but the header has {}", r, records[r].size(), t.columns.size()));
+      // The usual cause, said once per file and kind: text with a comma, or a line break,
+      // outside double quotes.
+      if (more && !hinted_more)
+        diags.note("a field holding a comma must be in double quotes (\"a, b\"), and a quote inside one is doubled "
+                   "(\"say \"\"hi\"\"\")");
+      if (!more && !hinted_fewer)
+        diags.note("a row ends at the end of its line unless the line break is inside double quotes; a missing "
+                   "value is an empty field between two commas");
+      (more ? hinted_more : hinted_fewer) = true;
       continue;
     }
     for (std::size_t c = 0; c < t.columns.size(); ++c) row.fields[t.columns[c]] = records[r][c];

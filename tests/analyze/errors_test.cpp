@@ -71,6 +71,8 @@ TEST_CASE("bad cells are reported at their row and column, every one of them") {
                "DIR/scores.csv:8:1: error: row 7 has 12 fields but the header has 13\n"
                "1,gpt,baseline,zh,high,formal,S1,B,1,1,2,2\n"
                "^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n"
+               "note: a row ends at the end of its line unless the line break is inside double quotes; a missing "
+               "value is an empty field between two commas\n"
                "6 errors generated.\n");
 }
 

@@ -47,7 +47,9 @@ TEST_CASE("csv: a row with the wrong number of fields names the row") {
   mirac::SourceManager s;
   mirac::Diagnostics d;
   auto t = mirac::read_table(f.path, "b.csv", "csv", {}, s, d);
-  CHECK(printed(d, s) == "b.csv:3:1: error: row 2 has 3 fields but the header has 2\n2,b,c\n^~~~~\n1 error generated.\n");
+  CHECK(printed(d, s) == "b.csv:3:1: error: row 2 has 3 fields but the header has 2\n2,b,c\n^~~~~\n"
+                           "note: a field holding a comma must be in double quotes (\"a, b\"), and a quote inside one "
+                           "is doubled (\"say \"\"hi\"\"\")\n1 error generated.\n");
 }
 
 TEST_CASE("jsonl: invalid JSON points into the line") {
