@@ -93,13 +93,24 @@ RunHooks progress_hooks(const std::string& label, std::ostream& err, bool final_
   // The phase's name, which a phase that sends in rounds updates ("judge j repair 1").
   auto phase = std::make_shared<std::string>(label);
   RunHooks hooks;
-  hooks.on_phase = [phase](const std::string& name) { *phase = name; };
-  hooks.on_progress = [&err, phase, terminal, final_only](const Progress& p) {
+  // Off a terminal (a log, a CI job) a line per ten seconds at most, whatever the rate of
+  // progress reports (`mirac simulate` reports every replicate), and the last one.
+  auto last_printed = std::make_shared<long>(-1);
+  hooks.on_phase = [phase, last_printed](const std::string& name) {
+    *phase = name;
+    *last_printed = -1;  // a new phase's first report is printed
+  };
+  hooks.on_progress = [&err, phase, terminal, final_only, last_printed](const Progress& p) {
     // One line that fits the terminal, redrawn in place and cleared to its end.
-    if (terminal)
+    if (terminal) {
       err << '\r' << format_progress_line(p, *phase, terminal_columns()) << "\x1b[K" << (p.final ? "\n" : "") << std::flush;
-    else if (p.final || (!final_only && static_cast<long>(p.elapsed_s) % 10 == 0))
+      return;
+    }
+    const long window = static_cast<long>(p.elapsed_s / 10);
+    if (p.final || (!final_only && window != *last_printed)) {
+      *last_printed = window;
       err << (phase->empty() ? "" : fmt::format("{:<8} ", *phase)) << format_progress(p) << '\n';
+    }
   };
   hooks.log = [&err, terminal](const std::string& line) { err << (terminal ? "\n" : "") << line << '\n'; };
   return hooks;

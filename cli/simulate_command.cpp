@@ -90,6 +90,7 @@ int run_simulate(SimulateOptions& o, std::ostream& out, std::ostream& err) {
                              if (!hooks.on_progress) return;
                              Progress p;
                              p.done = done, p.total = total;
+                             p.final = done == total;
                              p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
                              p.rate_per_s = p.elapsed_s > 0 ? static_cast<double>(done) / p.elapsed_s : 0;
                              p.eta_s = p.rate_per_s > 0 ? static_cast<double>(total - done) / p.rate_per_s : -1;

@@ -247,3 +247,18 @@ TEST_CASE("three answers per prompt run, resume, export and analyse; the noise f
   CHECK(again_results.at("flags") == r.at("flags"));
   fs::remove_all(store);
 }
+
+TEST_CASE("off a terminal, mirac simulate prints a progress line per ten seconds, not one per replicate") {
+  const fs::path out_dir = fs::temp_directory_path() / ("mirac_answers_power_" + std::to_string(::getpid()));
+  Cli sim = cli({"simulate", fixture("answers.audit").string(), "--seeds", "12", "--replicates", "40", "--resamples", "20",
+                 "--out", out_dir.string()});
+  INFO(sim.out << sim.err);
+  REQUIRE(sim.code == 0);
+  std::size_t progress_lines = 0;
+  std::istringstream lines(sim.err);
+  for (std::string line; std::getline(lines, line);) progress_lines += line.rfind("simulate ", 0) == 0 ? 1 : 0;
+  // The first report and the last; a slow machine may add one per ten seconds.
+  CHECK(progress_lines >= 2);
+  CHECK(progress_lines < 10);
+  fs::remove_all(out_dir);
+}
