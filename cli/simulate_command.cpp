@@ -22,6 +22,7 @@ struct SimulateOptions {
   std::vector<std::string> levels;  ///< FACTOR=LEVEL,LEVEL, one per --levels
   std::uint64_t seed = 0;
   bool json = false;
+  bool answers_from_spec = false;  ///< no --answers: the spec's `answers`
 };
 
 std::vector<std::string> split(const std::string& text) {
@@ -58,6 +59,7 @@ int run_simulate(SimulateOptions& o, std::ostream& out, std::ostream& err) {
   o.audit.offline = true;  // nothing is sent; the models' keys and prices do not matter
   Audit audit = open_audit(o.audit);
   if (int code = print_compiled(audit, err); code != kOk) return code;
+  if (o.answers_from_spec) o.power.answers = static_cast<std::size_t>(audit.spec().answers);
   try {
     for (const auto& n : split(o.seeds)) {
       std::size_t used = 0;
@@ -124,9 +126,11 @@ void add_simulate_command(Commands& commands) {
   auto o = std::make_shared<SimulateOptions>();
   std::ostream& out = commands.out;
   std::ostream& err = commands.err;
+  auto answers_given = std::make_shared<CLI::Option*>(nullptr);
   CLI::App* cmd = commands.add("simulate", "power and recovery: many audits drawn from the spec's simulate block",
-                               [o, &out, &err] {
+                               [o, &out, &err, answers_given] {
                                  if (o->seed) o->power.seed = o->seed;
+                                 o->answers_from_spec = *answers_given && (*answers_given)->count() == 0;
                                  return run_simulate(*o, out, err);
                                });
   add_spec(cmd, o->audit);
@@ -137,8 +141,9 @@ void add_simulate_command(Commands& commands) {
   cmd->add_option("--arms", o->arms, "only these arms");
   cmd->add_option("--levels", o->levels, "fewer cells: only these levels of a factor, e.g. condition=B (repeatable)")
       ->allow_extra_args(false);
-  cmd->add_option("--answers", o->power.answers, "answers per prompt, their mean scored (default 1)")
-      ->check(CLI::PositiveNumber);
+  *answers_given = cmd->add_option("--answers", o->power.answers,
+                                   "answers per prompt, their mean scored (default: the spec's `answers`, else 1)")
+                       ->check(CLI::PositiveNumber);
   cmd->add_option("--only", o->only, "only these contrasts and analyses, e.g. DTI_hls,rq1_d3");
   cmd->add_option("--alpha", o->power.alpha, "significance level (default 0.05)");
   cmd->add_option("--resamples", o->power.resamples, "bootstrap resamples per contrast interval (default 500)");

@@ -248,7 +248,7 @@ TEST_CASE("three answers per prompt run, resume, export and analyse; the noise f
   fs::remove_all(store);
 }
 
-TEST_CASE("off a terminal, mirac simulate prints a progress line per ten seconds, not one per replicate") {
+TEST_CASE("off a terminal, mirac simulate prints a progress line per ten seconds, not one per replicate; it takes the spec's answers") {
   const fs::path out_dir = fs::temp_directory_path() / ("mirac_answers_power_" + std::to_string(::getpid()));
   Cli sim = cli({"simulate", fixture("answers.audit").string(), "--seeds", "12", "--replicates", "40", "--resamples", "20",
                  "--out", out_dir.string()});
@@ -260,5 +260,8 @@ TEST_CASE("off a terminal, mirac simulate prints a progress line per ten seconds
   // The first report and the last; a slow machine may add one per ten seconds.
   CHECK(progress_lines >= 2);
   CHECK(progress_lines < 10);
+  // Without --answers the power study takes the spec's three answers per prompt.
+  const nlohmann::json power = nlohmann::json::parse(std::ifstream(out_dir / "power.json"));
+  CHECK(power.at("answers_per_prompt") == 3);
   fs::remove_all(out_dir);
 }
