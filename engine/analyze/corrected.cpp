@@ -5,7 +5,7 @@
 // declared contrasts and unit flags (corrected_parts.cpp). Intervals come from a cluster
 // bootstrap over seeds of the whole estimator, as contrasts' do: a seed's answers are
 // correlated, and the formula's interval, which takes them as independent, is too narrow
-// (docs/statistics.md, section 9). `certify` gates the judge: where its agreement with
+// (docs/statistics.md, section 7c). `certify` gates the judge: where its agreement with
 // people falls under a bound, its figures are labelled uncertified.
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // sample of the answers: prediction-powered inference for a mean (Angelopoulos, Bates,
 // Fannjiang, Jordan & Zrnic 2023) and its power-tuned form (PPI++, Angelopoulos, Duchi &
 // Zrnic 2023), and the Rogan-Gladen correction of a rate for the judge's sensitivity and
-// specificity (Rogan & Gladen 1978). docs/statistics.md, section 9, has the formulas.
+// specificity (Rogan & Gladen 1978). docs/statistics.md, section 7c, has the formulas.
 //
 // The judge scored N answers; people scored n of them (the sample is a subset of the N,
 // drawn without looking at the scores). Everything is computed from sums that add up over
@@ -61,7 +61,7 @@ struct PpiEstimate {
   double N = 0, n = 0;
   NormalEstimate judge_only;   ///< mean_N(f), se = sd(f) / sqrt(N): the judge taken at its word
   NormalEstimate people_only;  ///< mean_n(y), se = sd(y) / sqrt(n): the sample alone
-  NormalEstimate corrected;    ///< theta, with the variance of docs/statistics.md, section 9
+  NormalEstimate corrected;    ///< theta, with the variance of docs/statistics.md, section 7c
   double lambda = 1;           ///< 1 for PPI; the tuned coefficient for PPI++
 };
 
