@@ -23,22 +23,14 @@
 #include "interpreter/plan/plan.hpp"
 #include "runtime/hash/hash.hpp"
 
+#include "tests/simulate/simulate_support.hpp"
+
+using simulate_test::fixture;
+using simulate_test::jsonl;
+
 namespace fs = std::filesystem;
 
 namespace {
-
-fs::path fixture(const std::string& name) {
-  const char* root = std::getenv("MIRAC_SOURCE_DIR");
-  return fs::path(root ? root : ".") / "tests/simulate/fixtures" / name;
-}
-
-std::vector<nlohmann::json> jsonl(const std::string& text) {
-  std::vector<nlohmann::json> rows;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty()) rows.push_back(nlohmann::json::parse(line));
-  return rows;
-}
 
 double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 

@@ -27,12 +27,11 @@
 #include "engine/simulate/power.hpp"
 #include "runtime/stats/bootstrap.hpp"
 
-namespace {
+#include "tests/simulate/simulate_support.hpp"
 
-std::filesystem::path fixture(const std::string& name) {
-  const char* root = std::getenv("MIRAC_SOURCE_DIR");
-  return std::filesystem::path(root ? root : ".") / "tests/simulate/fixtures" / name;
-}
+using simulate_test::fixture;
+
+namespace {
 
 const mirac::QuantitySummary* find(const mirac::PowerStudy& s, const std::string& source, std::size_t seeds) {
   for (const auto& q : s.quantities)

@@ -21,24 +21,12 @@
 #include "interpreter/scores/simulate.hpp"
 #include "runtime/stats/bootstrap.hpp"
 
+#include "tests/simulate/simulate_support.hpp"
+
+using simulate_test::fixture;
+using simulate_test::jsonl;
+
 namespace fs = std::filesystem;
-
-namespace {
-
-fs::path fixture(const std::string& name) {
-  const char* root = std::getenv("MIRAC_SOURCE_DIR");
-  return fs::path(root ? root : ".") / "tests/simulate/fixtures" / name;
-}
-
-std::vector<nlohmann::json> jsonl(const std::string& text) {
-  std::vector<nlohmann::json> rows;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty()) rows.push_back(nlohmann::json::parse(line));
-  return rows;
-}
-
-}  // namespace
 
 TEST_CASE("an offline run follows the simulate block: placeholder answers, declared scores") {
   const fs::path store = fs::temp_directory_path() / ("mirac_sim_offline_" + std::to_string(::getpid()));

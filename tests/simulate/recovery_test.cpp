@@ -14,12 +14,11 @@
 #include "engine/audit.hpp"
 #include "engine/simulate/power.hpp"
 
-namespace {
+#include "tests/simulate/simulate_support.hpp"
 
-std::filesystem::path fixture(const std::string& name) {
-  const char* root = std::getenv("MIRAC_SOURCE_DIR");
-  return std::filesystem::path(root ? root : ".") / "tests/simulate/fixtures" / name;
-}
+using simulate_test::fixture;
+
+namespace {
 
 const mirac::QuantitySummary* find(const mirac::PowerStudy& s, const std::string& source, const std::string& label,
                                    std::size_t seeds) {
