@@ -91,6 +91,12 @@ std::optional<Price> resolve_price(const CheckContext& cx, const std::string& ow
                                    const std::string& model, const std::optional<ast::Block>& settings);
 /// The settings a request carries (temperature, max_tokens, top_p, seed, extra), each of
 /// its type and range (generation.cpp); `owner` is "model gpt", "judge grader" or "defaults".
-void check_generation_settings(const ast::Block& block, const std::string& owner, Diagnostics& diags);
+/// With the block's `provider`, temperature is held to what its protocol accepts (0 to 1 on
+/// anthropic_messages); without one (defaults), to the widest range, 0 to 2.
+void check_generation_settings(const ast::Block& block, const std::string& owner, Diagnostics& diags,
+                               const Provider* provider = nullptr);
+/// The defaults' temperature, for a model without its own, against the range of the model's
+/// provider (generation.cpp).
+void check_default_temperature(const CheckContext& cx, const ast::ModelDecl& m);
 
 }  // namespace mirac

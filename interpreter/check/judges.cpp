@@ -40,8 +40,10 @@ void check_judges(CheckContext& cx) {
     const std::string who = "judge " + j->name.name;
     Judge judge{j->name.name, j->preset.name, j->model.value, "", nlohmann::json::object(), std::nullopt, j->name.range};
     judge.price = resolve_price(cx, who, j->preset.name, j->model.value, j->settings);
+    auto provider = cx.spec.providers.find(j->preset.name);
     if (j->settings) {
-      check_generation_settings(*j->settings, who, cx.diags);
+      check_generation_settings(*j->settings, who, cx.diags,
+                                provider == cx.spec.providers.end() ? nullptr : &provider->second);
       judge.params = block_json(*j->settings, cx.diags);
       judge.params.erase("price");
       judge.batch = take_batch(cx, judge.params, j->settings, j->name.range, who);

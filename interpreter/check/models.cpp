@@ -60,10 +60,13 @@ void check_models(CheckContext& cx) {
     check_preset(cx, m->preset);
     const std::string who = "model " + m->name.name;
     Model model{m->name.name, m->preset.name, m->model.value, cx.defaults, std::nullopt, m->name.range, {}};
+    auto provider = cx.spec.providers.find(m->preset.name);
+    const Provider* on = provider == cx.spec.providers.end() ? nullptr : &provider->second;
     if (m->settings) {
-      check_generation_settings(*m->settings, who, cx.diags);
+      check_generation_settings(*m->settings, who, cx.diags, on);
       model.params.update(block_json(*m->settings, cx.diags));
     }
+    check_default_temperature(cx, *m);
     // What a call costs is not part of the request (nor of its hash), nor how the
     // analyses group models.
     model.params.erase("price");

@@ -297,8 +297,10 @@ void check_rewriter(const Spec& spec, Variant& v, const ast::VariantDecl& vd, Di
                 with_suggestion(fmt::format("unknown provider '{}'", vd.rewriter->preset.name), vd.rewriter->preset.name, names) +
                     (names.empty() ? " (add 'use stdlib.providers')" : ""));
   }
+  auto provider = spec.providers.find(vd.rewriter->preset.name);
   if (vd.rewriter->settings)
-    check_generation_settings(*vd.rewriter->settings, fmt::format("the rewriter of variant '{}'", v.field), diags);
+    check_generation_settings(*vd.rewriter->settings, fmt::format("the rewriter of variant '{}'", v.field), diags,
+                              provider == spec.providers.end() ? nullptr : &provider->second);
   v.rewriter = vd.rewriter;
 }
 
