@@ -1,5 +1,6 @@
 // factors.cpp: `factor NAME { levels }` and the `design` that orders them (every factor,
-// in declaration order, when there is none).
+// in declaration order, when there is none); and the notes that list a factor's levels
+// under a level that is not one of them.
 #include <set>
 
 #include <fmt/format.h>
@@ -51,6 +52,21 @@ void check_factors(CheckContext& cx) {
     cx.spec.factors.push_back(std::move(factor));
   }
   check_design(cx, factor_names);
+}
+
+void note_declared_levels(const Spec& spec, int factor, const std::string& level, Diagnostics& diags) {
+  (void)level;
+  auto listed = [&](const Factor& f) {
+    std::string out;
+    for (const auto& l : f.levels) out += (out.empty() ? "" : ", ") + l.name.name;
+    return out;
+  };
+  if (factor >= 0) {
+    const Factor& f = spec.factors[factor];
+    diags.note(fmt::format("factor '{}' has the levels {}", f.name, listed(f)));
+    return;
+  }
+  for (const auto& f : spec.factors) diags.note(fmt::format("factor '{}' has the levels {}", f.name, listed(f)));
 }
 
 }  // namespace mirac

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "interpreter/check/check.hpp"
+#include "interpreter/check/context.hpp"
 #include "interpreter/eval/cell_scope.hpp"
 
 namespace mirac {
@@ -34,7 +34,10 @@ int factor_of_level(const Spec& spec, const ast::Ident& level, Diagnostics& diag
       found = static_cast<int>(f);
     }
   }
-  if (found < 0) diags.error(level.range, with_suggestion(fmt::format("'{}' is not a level of any factor", level.name), level.name, all));
+  if (found < 0) {
+    diags.error(level.range, with_suggestion(fmt::format("'{}' is not a level of any factor", level.name), level.name, all));
+    note_declared_levels(spec, -1, level.name, diags);
+  }
   return found;
 }
 

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "interpreter/eval/cell_scope.hpp"
-#include "interpreter/check/check.hpp"
+#include "interpreter/check/context.hpp"
 
 namespace mirac {
 
@@ -81,12 +81,15 @@ int index_factor_of(const Spec& spec, const ast::TextDecl& t, const nlohmann::or
     if (spec.factors[f].level_index(first) >= 0) found = static_cast<int>(f);
   if (found < 0) {
     diags.error(where.valid() ? where : t.factor.range, fmt::format("'{}' is not a level of any factor", first));
+    note_declared_levels(spec, -1, first, diags);
     return -1;
   }
   for (const auto* k : keys) {
-    if (spec.factors[found].level_index(k->name) < 0)
+    if (spec.factors[found].level_index(k->name) < 0) {
       diags.error(k->range, with_suggestion(fmt::format("'{}' is not a level of factor '{}'", k->name, spec.factors[found].name),
                                             k->name, spec.factors[found].level_names()));
+      note_declared_levels(spec, found, k->name, diags);
+    }
   }
   return found;
 }
@@ -240,6 +243,7 @@ void bind_texts(Spec& spec, const std::vector<const ast::Decl*>& decls, SourceMa
       if (l < 0) {
         diags.error(tl.level.range, with_suggestion(fmt::format("'{}' is not a level of factor '{}'", tl.level.name, factor.name),
                                                     tl.level.name, factor.level_names()));
+        note_declared_levels(spec, f, tl.level.name, diags);
         continue;
       }
       if (tl.derived) {

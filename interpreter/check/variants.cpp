@@ -108,6 +108,7 @@ void bind_lock(Spec& spec, Variant& v, const ast::LockSpec& lock, int index_fact
                     with_suggestion(fmt::format("'{}' in column '{}' is not a level of factor '{}'", level, col,
                                                 spec.factors[f].name),
                                     level, spec.factors[f].level_names()));
+        note_declared_levels(spec, f, level, diags);
         row_ok = false;
         continue;
       }
@@ -228,6 +229,7 @@ bool cell_levels(const Spec& spec, const ast::CellPath& cell, const std::vector<
       diags.error(cell.levels[i].range, with_suggestion(fmt::format("'{}' is not a level of factor '{}'",
                                                                     cell.levels[i].name, f.name),
                                                        cell.levels[i].name, f.level_names()));
+      note_declared_levels(spec, by[i], cell.levels[i].name, diags);
       cell_ok = false;
     } else {
       levels[by[i]] = l;
@@ -257,8 +259,10 @@ void read_inline_instructions(const Spec& spec, Variant& v, const ast::VariantDe
         int l = spec.factors[index_factor].level_index(level.name);
         const auto* s = std::get_if<ast::StringLit>(&text.node);
         if (l < 0) {
-          diags.error(level.range, fmt::format("'{}' is not a level of factor '{}'", level.name,
-                                               spec.factors[index_factor].name));
+          diags.error(level.range, with_suggestion(fmt::format("'{}' is not a level of factor '{}'", level.name,
+                                                               spec.factors[index_factor].name),
+                                                   level.name, spec.factors[index_factor].level_names()));
+          note_declared_levels(spec, index_factor, level.name, diags);
         } else if (!s) {
           diags.error(text.range, "an instruction must be a string");
         } else {
