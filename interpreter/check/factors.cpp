@@ -55,7 +55,6 @@ void check_factors(CheckContext& cx) {
 }
 
 void note_declared_levels(const Spec& spec, int factor, const std::string& level, Diagnostics& diags) {
-  (void)level;
   auto listed = [&](const Factor& f) {
     std::string out;
     for (const auto& l : f.levels) out += (out.empty() ? "" : ", ") + l.name.name;
@@ -64,6 +63,10 @@ void note_declared_levels(const Spec& spec, int factor, const std::string& level
   if (factor >= 0) {
     const Factor& f = spec.factors[factor];
     diags.note(fmt::format("factor '{}' has the levels {}", f.name, listed(f)));
+    // A level of another factor is most often a level written under the wrong factor.
+    for (const auto& other : spec.factors)
+      if (other.name != f.name && other.level_index(level) >= 0)
+        diags.note(fmt::format("'{}' is a level of factor '{}'", level, other.name));
     return;
   }
   for (const auto& f : spec.factors) diags.note(fmt::format("factor '{}' has the levels {}", f.name, listed(f)));
