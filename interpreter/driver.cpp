@@ -1,5 +1,6 @@
 #include "interpreter/driver.hpp"
 
+#include "interpreter/eval/placeholder_range.hpp"
 #include "interpreter/merge/modules.hpp"
 
 namespace mirac {
@@ -13,13 +14,28 @@ void adopt(LoadedSpec loaded, Compilation& c) {
   if (!c.modules.empty()) c.merged = merge_changes(c.modules, c.chain, c.sources, c.diags);
 }
 
+// The plan's diagnostics into `out`, each template error's caret moved from the whole string
+// to the placeholder it names: the planner evaluates prompts without the sources, which
+// only the compilation holds.
+void locate_placeholders(const Diagnostics& planned, const SourceManager& sources, Diagnostics& out) {
+  for (const Diagnostic& d : planned.all()) {
+    if (d.severity == Severity::error && !d.range.valid() && !d.where.empty()) out.error_at(d.where, d.message);
+    else if (d.severity == Severity::error) out.error(placeholder_range(sources, d.range, d.message), d.message);
+    else if (d.severity == Severity::warning) out.warning(d.range, d.message);
+    else out.remark(d.range, d.message);
+    for (const auto& note : d.notes) out.note(note);
+  }
+}
+
 // Phases 2 and 3 on what phase 1 read.
 std::unique_ptr<Compilation> check_and_plan(std::unique_ptr<Compilation> c, const CheckOptions& options) {
   if (c->modules.empty() || !c->ok()) return c;
   c->spec = check(c->modules, options, c->sources, c->diags, c->merged.data_roots);  // phase 2: resolve and check
   if (!c->ok()) return c;
   if (options.offline) use_offline_provider(c->spec);
-  c->plan = build_plan(c->spec, c->diags);  // phase 3: plan
+  Diagnostics planned;
+  c->plan = build_plan(c->spec, planned);  // phase 3: plan
+  locate_placeholders(planned, c->sources, c->diags);
   return c;
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "interpreter/eval/cell_scope.hpp"
+#include "interpreter/eval/placeholder_range.hpp"
 #include "interpreter/check/context.hpp"
 
 namespace mirac {
@@ -125,7 +126,8 @@ bool derive_texts(const Spec& spec, TextTable& table, int level, const ast::Deri
       }
       found[index] = text;
     } catch (const EvalError& e) {
-      diags.error(e.range, fmt::format("{} (on row {} of '{}')", e.what(), row.row, rows->path));
+      diags.error(placeholder_range(sources, e.range, e.what()),
+                  fmt::format("{} (on row {} of '{}')", e.what(), row.row, rows->path));
       return false;
     }
   }

@@ -8,6 +8,7 @@
 
 #include "interpreter/check/context.hpp"
 #include "interpreter/eval/cell_scope.hpp"
+#include "interpreter/eval/placeholder_range.hpp"
 
 namespace mirac {
 
@@ -192,7 +193,7 @@ void read_instruction_file(const Spec& spec, Variant& v, const ast::VariantDecl&
     try {
       key = expand_template(jt.key.value, jt.range, scope);
     } catch (const EvalError& e) {
-      diags.error(e.range, e.what());
+      diags.error(placeholder_range(sources, e.range, e.what()), e.what());
       break;
     }
     auto it = at->find(key);
