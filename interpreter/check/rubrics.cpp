@@ -62,7 +62,7 @@ void take_string_scale(CheckContext& cx, ast::RubricDecl& r) {
   if (!range) return;
   cx.diags.error(r.scale->range, fmt::format("rubric '{}': scale is a range of whole numbers, not the string \"{}\"",
                                              r.name.name, s->value));
-  cx.diags.note(fmt::format("write it without quotes: scale {}..{}", range->first, range->second));
+  cx.diags.note(fmt::format("write it as a range: scale {}..{}", range->first, range->second));
   SourceRange at = r.scale->range;
   ast::Expr fixed;
   fixed.range = at;
