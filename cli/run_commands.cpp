@@ -41,6 +41,15 @@ class PrintedEvents : public AuditEvents {
     for (const auto& r : s.rounds)
       if (!r.fatal_error.empty() || r.cancelled || !r.messages.empty()) out_ << format_summary(r);
   }
+  void invariance_checked(const InvarianceSummary& s) override {
+    out_ << fmt::format("invariance {}: {} sampled answers{}, {} translated{}, {} judged again, {} unusable replies, {} "
+                        "failed, {} pending\n",
+                        s.name, s.sampled, s.answered == s.sampled ? "" : fmt::format(" ({} answered)", s.answered),
+                        s.translated, s.cut ? fmt::format(" ({} cut at the token limit, left out)", s.cut) : "",
+                        s.scored, s.invalid, s.failed, s.pending);
+    for (const auto& r : s.rounds)
+      if (!r.fatal_error.empty() || r.cancelled || !r.messages.empty()) out_ << format_summary(r);
+  }
   void analyzed(const Audit& audit, const Analysis& analysis) override {
     if (!analysis.diagnostics.all().empty()) analysis.diagnostics.print(err_, audit.sources());
   }

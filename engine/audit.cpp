@@ -55,6 +55,17 @@ Outcome run_audit(Audit& audit, const std::atomic<bool>& cancel, AuditEvents& ev
     spent += judged.spend_usd();
     complete = complete && judged.complete();
   }
+  // Judge invariance: sampled answers translated and judged again.
+  const std::vector<InvarianceSummary> checked_all =
+      invariance_checks(audit.spec()).empty()
+          ? std::vector<InvarianceSummary>{}
+          : check_invariance(audit, *store, selection, spent, cancel, events.hooks("invariance"));
+  for (const InvarianceSummary& checked : checked_all) {
+    events.invariance_checked(checked);
+    if (checked.stopped) return Outcome::fail(kRunError);
+    spent += checked.spend_usd();
+    complete = complete && checked.complete();
+  }
   if (!audit.spec().judges.empty()) {  // analyze and report
     Outcome analyzed = analyze_and_report(audit, events);
     if (!analyzed.ok()) return {analyzed.code == kSpecError ? kSpecError : kRunError, analyzed.message};

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "engine/analyze/analyze_step.hpp"
+#include "engine/judge/invariance_phase.hpp"
 #include "engine/judge/judge_phase.hpp"
 #include "engine/report/report_step.hpp"
 #include "engine/selection.hpp"
@@ -32,6 +33,8 @@ class AuditEvents {
   /// did not treat as asked (cut, past an ignored limit, from a shortened prompt).
   virtual void answered(const RunSummary&, const AnswerMarks&) {}
   virtual void judged(const Judge&, const JudgePhaseSummary&) {}
+  /// After an invariance analysis's translations and their judgments (docs/judging.md).
+  virtual void invariance_checked(const InvarianceSummary&) {}
   /// After analyzing (also when it failed): the analysis's own diagnostics.
   virtual void analyzed(const Audit&, const Analysis&) {}
   /// After writing results.json, the tables and the reports.

@@ -306,7 +306,7 @@ struct report_item : sor<report_override, report_remove, report_entry> {};
 struct report_decl : seq<TAO_PEGTL_KEYWORD("report"), ws, must<ident>, ws, must<lbrace>, ws, star<report_item, ws>, must<rbrace>> {};
 
 // simulate { seed N  dim D3 { intercept 2.36  effect hls == low: 0.117  random seed 0.64
-//            residual 0.6  answer 0.3  na 0.02  na when EXPR  round true  clip true } }
+//            bias language == zh: -0.2  residual 0.6  answer 0.3  na 0.02  na when EXPR  round true  clip true } }
 // The truth a simulated audit draws its scores from (docs/simulation.md).
 struct sim_value : expr {};
 struct sim_condition : expr {};
@@ -314,6 +314,8 @@ struct sim_seed : seq<TAO_PEGTL_KEYWORD("seed"), ws, must<sim_value>> {};
 struct sim_intercept : seq<TAO_PEGTL_KEYWORD("intercept"), ws, must<sim_value>> {};
 struct sim_effect_colon : one<':'> {};
 struct sim_effect : seq<TAO_PEGTL_KEYWORD("effect"), ws, must<sim_condition>, ws, must<sim_effect_colon>, ws, must<sim_value>> {};
+// `bias language == zh: -0.3`: what the judge adds to text where the condition holds.
+struct sim_bias : seq<TAO_PEGTL_KEYWORD("bias"), ws, must<sim_condition>, ws, must<sim_effect_colon>, ws, must<sim_value>> {};
 struct sim_group : field_path {};
 struct sim_random : seq<TAO_PEGTL_KEYWORD("random"), ws, must<sim_group>, ws, must<sim_value>> {};
 struct sim_residual : seq<TAO_PEGTL_KEYWORD("residual"), ws, must<sim_value>> {};
@@ -322,7 +324,7 @@ struct sim_na_rate : seq<TAO_PEGTL_KEYWORD("na"), ws, not_at<TAO_PEGTL_KEYWORD("
 struct sim_round : seq<TAO_PEGTL_KEYWORD("round"), ws, must<sim_value>> {};
 struct sim_clip : seq<TAO_PEGTL_KEYWORD("clip"), ws, must<sim_value>> {};
 struct sim_dim_item
-    : sor<sim_intercept, sim_effect, sim_random, sim_residual, sim_answer, sim_na_rate, na_item, sim_round, sim_clip> {};
+    : sor<sim_intercept, sim_effect, sim_bias, sim_random, sim_residual, sim_answer, sim_na_rate, na_item, sim_round, sim_clip> {};
 struct sim_dim : seq<TAO_PEGTL_KEYWORD("dim"), ws, must<ident>, ws, must<lbrace>, ws, star<sim_dim_item, ws>, must<rbrace>> {};
 struct sim_item : sor<sim_seed, sim_dim> {};
 struct simulate_decl : seq<TAO_PEGTL_KEYWORD("simulate"), ws, must<lbrace>, ws, star<sim_item, ws>, must<rbrace>> {};

@@ -29,6 +29,7 @@ void add_analyses(const Context& ctx, Output& out) {
       else if (kind == "agreement") list.push_back(run_agreement(ctx, a, out));
       else if (kind == "criteria") list.push_back(run_criteria(ctx, a, out));
       else if (kind == "corrected") list.push_back(run_corrected(ctx, a, out));
+      else if (kind == "invariance") list.push_back(run_invariance(ctx, a, out));
     } catch (const std::invalid_argument& e) {
       // The statistics throw on inputs they cannot handle (e.g. every difference zero);
       // that is a property of the data, reported at the analysis (skipped on a subset).

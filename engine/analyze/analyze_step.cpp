@@ -21,15 +21,25 @@ namespace mirac {
 
 namespace {
 
-// Every rater an agreement analysis compares, a criteria analysis reads or a corrected
-// analysis corrects (`judge`) and corrects with (`people`, by default human), in order of
-// first mention.
+// Every rater an agreement analysis compares, a criteria analysis reads, a corrected
+// analysis corrects (`judge`) and corrects with (`people`, by default human), or an
+// invariance analysis compares with its judge's scores of translations, in order of first
+// mention.
 std::vector<std::string> compared_raters(const Spec& spec) {
   std::vector<std::string> out;
   auto add = [&](const std::string& name) {
     if (!name.empty() && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
   };
   for (const auto& a : spec.analyses) {
+    if (a.kind.name == "invariance") {
+      // Its judge's scores of the answers, and of their translations (the analysis's name).
+      const ast::AnalysisOption* judge = nullptr;
+      for (const auto& o : a.options)
+        if (o.key.name == "judge" && o.values.size() == 1) judge = &o;
+      add(judge ? rater_name(judge->values[0].value) : spec.scores_rater);
+      add(a.name.name);
+      continue;
+    }
     const bool corrected = a.kind.name == "corrected";
     if (a.kind.name != "agreement" && a.kind.name != "criteria" && !corrected) continue;
     bool people_named = false;

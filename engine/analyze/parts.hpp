@@ -29,5 +29,7 @@ nlohmann::ordered_json run_agreement(const Context& ctx, const ast::AnalysisDecl
 nlohmann::ordered_json run_criteria(const Context& ctx, const ast::AnalysisDecl& a, Output& out);
 /// Judge-corrected means, contrasts and flag rates with people's scores (corrected.cpp).
 nlohmann::ordered_json run_corrected(const Context& ctx, const ast::AnalysisDecl& a, Output& out);
+/// The judge's shift on answers translated between two levels of a factor (invariance.cpp).
+nlohmann::ordered_json run_invariance(const Context& ctx, const ast::AnalysisDecl& a, Output& out);
 
 }  // namespace mirac::analyze

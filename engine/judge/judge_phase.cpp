@@ -92,6 +92,70 @@ void merge(JudgeState& state, Chain& chain, const std::string& label) {
   }
 }
 
+using SharedHashing = std::optional<std::pair<std::size_t, JudgeBuilder::PromptHashing>>;  // (prompt, its part)
+
+// Resolves the judgment of `text` as the answer to `row` into `state` (which starts
+// scored; a chain that is not lowers it). `shared`, when given, keeps what the first calls
+// of the current prompt's answers share, hashed once.
+void resolve_text(const Spec& spec, const Plan& plan, const JudgeBuilder& judge, const ScoreReader& reader, Store& store,
+                  const RequestRow& row, const std::string& text, int max_repairs, SharedHashing* shared,
+                  JudgeState& state) {
+  state.kind = JudgeState::Kind::scored;  // until a chain says otherwise
+  // `per element`: one chain per criterion of the seed, each graded on its own.
+  std::vector<CriterionGrade> grades;
+  if (judge.grades_per_element()) {
+    const std::size_t n = criteria_of(spec, judge.rubric(), plan.prompts[row.prompt].seed).size();
+    for (std::size_t c = 0; c < n; ++c) {
+      CriterionGrade grade;
+      const ChainCalls calls{[&](const std::string& repair, int round, long long) {
+                               return judge.criterion_call_hash(plan, row, text, c, repair, round);
+                             },
+                             [&](const std::string& repair, int round, long long) {
+                               return judge.criterion_call(plan, row, text, c, repair, round);
+                             }};
+      Chain chain = resolve_chain(
+          store, max_repairs, judge.token_limit(), calls,
+          [&](const std::string& reply) {
+            std::string problem;
+            grade = read_criterion_reply(reply, problem);
+            return problem;
+          });
+      grades.push_back(grade);
+      state.rounds = std::max(state.rounds, chain.round);
+      if (state.judge_hash.empty()) state.judge_hash = chain.hash;
+      merge(state, chain, fmt::format("criterion {}: ", c + 1));
+    }
+  }
+  const std::vector<CriterionGrade>* given = judge.grades_per_element() ? &grades : nullptr;
+  if (!judge.asks_scores()) {
+    if (state.kind == JudgeState::Kind::scored) state.scores = reader.read(plan, row, "", given);
+    return;
+  }
+  const ChainCalls calls{[&](const std::string& repair, int round, long long limit) {
+                           if (!shared || !repair.empty() || limit > 0)
+                             return judge.call_hash(plan, row, text, repair, round, limit);
+                           if (!*shared || (*shared)->first != row.prompt)
+                             shared->emplace(row.prompt, judge.prompt_hashing(plan, row));
+                           return judge.first_call_hash((*shared)->second, text);
+                         },
+                         [&](const std::string& repair, int round, long long limit) {
+                           return judge.call(plan, row, text, repair, round, limit);
+                         }};
+  JudgedScores last_read;  // a scored chain ends on the reply read last: read once, not twice
+  Chain chain = resolve_chain(
+      store, max_repairs, judge.token_limit(), calls,
+      [&](const std::string& reply) {
+        last_read = reader.read(plan, row, reply, given);
+        return last_read.problem;
+      });
+  state.round = chain.round;
+  state.rounds = std::max(state.rounds, chain.round);
+  state.judge_hash = chain.hash;
+  const JudgeState::Kind before = state.kind;
+  merge(state, chain, "");
+  if (before == JudgeState::Kind::scored && chain.kind == JudgeState::Kind::scored) state.scores = std::move(last_read);
+}
+
 // Resolves the rows `todo` (positions in `rows`) whose prompt is `part` modulo `parts` into
 // `out`. A prompt's answers (one per model and arm) fall in the same part, so what their
 // first judge calls share is hashed once per prompt: they are taken prompt by prompt, and
@@ -106,70 +170,24 @@ void resolve_part(const Spec& spec, const Plan& plan, const JudgeBuilder& judge,
   std::stable_sort(mine.begin(), mine.end(), [&](std::size_t a, std::size_t b) {
     return plan.requests[rows[a]].prompt < plan.requests[rows[b]].prompt;
   });
-  std::optional<std::pair<std::size_t, JudgeBuilder::PromptHashing>> shared;  // (prompt, its part)
+  SharedHashing shared;
   for (std::size_t i : mine) {
     const RequestRow& row = plan.requests[rows[i]];
-    JudgeState& state = out[i];
     std::shared_ptr<const Store::Brief> answer = store.brief(row.call.hash);
     if (!answer || answer->status != "done") continue;  // no_answer
-    state.kind = JudgeState::Kind::scored;  // until a chain says otherwise
-    // `per element`: one chain per criterion of the seed, each graded on its own.
-    std::vector<CriterionGrade> grades;
-    if (judge.grades_per_element()) {
-      const std::size_t n = criteria_of(spec, judge.rubric(), plan.prompts[row.prompt].seed).size();
-      for (std::size_t c = 0; c < n; ++c) {
-        CriterionGrade grade;
-        const ChainCalls calls{[&](const std::string& repair, int round, long long) {
-                                 return judge.criterion_call_hash(plan, row, answer->text, c, repair, round);
-                               },
-                               [&](const std::string& repair, int round, long long) {
-                                 return judge.criterion_call(plan, row, answer->text, c, repair, round);
-                               }};
-        Chain chain = resolve_chain(
-            store, max_repairs, judge.token_limit(), calls,
-            [&](const std::string& reply) {
-              std::string problem;
-              grade = read_criterion_reply(reply, problem);
-              return problem;
-            });
-        grades.push_back(grade);
-        state.rounds = std::max(state.rounds, chain.round);
-        if (state.judge_hash.empty()) state.judge_hash = chain.hash;
-        merge(state, chain, fmt::format("criterion {}: ", c + 1));
-      }
-    }
-    const std::vector<CriterionGrade>* given = judge.grades_per_element() ? &grades : nullptr;
-    if (!judge.asks_scores()) {
-      if (state.kind == JudgeState::Kind::scored) state.scores = reader.read(plan, row, "", given);
-      continue;
-    }
-    const ChainCalls calls{[&](const std::string& repair, int round, long long limit) {
-                             if (!repair.empty() || limit > 0) return judge.call_hash(plan, row, answer->text, repair, round, limit);
-                             if (!shared || shared->first != row.prompt)
-                               shared.emplace(row.prompt, judge.prompt_hashing(plan, row));
-                             return judge.first_call_hash(shared->second, answer->text);
-                           },
-                           [&](const std::string& repair, int round, long long limit) {
-                             return judge.call(plan, row, answer->text, repair, round, limit);
-                           }};
-    JudgedScores last_read;  // a scored chain ends on the reply read last: read once, not twice
-    Chain chain = resolve_chain(
-        store, max_repairs, judge.token_limit(), calls,
-        [&](const std::string& reply) {
-          last_read = reader.read(plan, row, reply, given);
-          return last_read.problem;
-        });
-    state.round = chain.round;
-    state.rounds = std::max(state.rounds, chain.round);
-    state.judge_hash = chain.hash;
-    const JudgeState::Kind before = state.kind;
-    merge(state, chain, "");
-    if (before == JudgeState::Kind::scored && chain.kind == JudgeState::Kind::scored)
-      state.scores = std::move(last_read);
+    resolve_text(spec, plan, judge, reader, store, row, answer->text, max_repairs, &shared, out[i]);
   }
 }
 
 }  // namespace
+
+JudgeState resolve_text_judging(const Spec& spec, const Plan& plan, const JudgeBuilder& judge, Store& store,
+                                std::size_t row, const std::string& text, int max_repairs) {
+  JudgeState state;
+  ScoreReader reader(spec, judge);
+  resolve_text(spec, plan, judge, reader, store, plan.requests[row], text, max_repairs, nullptr, state);
+  return state;
+}
 
 std::vector<JudgeState> resolve_judging(const Spec& spec, const Plan& plan, const JudgeBuilder& judge, Store& store,
                                         const std::vector<std::size_t>& rows, int max_repairs, JudgmentDetail detail) {

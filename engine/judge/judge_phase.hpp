@@ -50,6 +50,12 @@ struct JudgeState {
 /// every reply.
 enum class JudgmentDetail { scores, texts };
 
+/// The state of the judgment of `text` as the answer to the plan's request `row`: a text
+/// that is not the stored answer (an invariance check's translation of another answer),
+/// with its repairs as for an answer. Not kept among the store's judgments.
+JudgeState resolve_text_judging(const Spec& spec, const Plan& plan, const JudgeBuilder& judge, Store& store,
+                                std::size_t row, const std::string& text, int max_repairs);
+
 /// Resolves the state of each request in `rows` (indices into plan.requests) with one
 /// judge, reading answers and judge replies from `store`. A reply the rubric rejects
 /// leads to a repair request (its problem restated) while `round < max_repairs`.

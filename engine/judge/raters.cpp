@@ -1,4 +1,5 @@
 #include "engine/judge/raters.hpp"
+#include "engine/judge/invariance_phase.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -100,6 +101,9 @@ void combine_panel(const Spec& spec, const Panel& panel, const analyze::ScoreTab
 analyze::ScoreTable rater_scores(const Spec& spec, const Plan& plan, const SourceManager& sources, Store& store,
                                  const std::string& rater, int max_repairs) {
   if (is_human_rater(rater)) return human_scores(spec, plan, store.path().parent_path(), rater);
+  // An invariance analysis's name: its judge's scores of the translated answers.
+  for (const InvarianceCheck& check : invariance_checks(spec))
+    if (check.name == rater) return invariance_scores(spec, plan, sources, store, check, max_repairs);
   if (int j = spec.judge_index(rater); j >= 0) {
     analyze::ScoreTable table = scores_from_store(spec, plan, JudgeBuilder(spec, sources, j), store, max_repairs);
     table.rater = rater;

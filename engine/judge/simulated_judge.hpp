@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "interpreter/judge/judge.hpp"
 #include "interpreter/scores/simulate.hpp"
@@ -22,7 +23,12 @@ class SimulatedJudge {
   SimulatedJudge(const Spec& spec, const Plan& plan, const JudgeBuilder& judge);
 
   /// The judge request `hash` scores the answer of the plan's request `row`.
-  void expect(const std::string& hash, std::size_t row) { rows_[hash] = row; }
+  void expect(const std::string& hash, std::size_t row) { rows_[hash] = {row, {}}; }
+  /// The judge request `hash` scores the answer of `row` as text of the cell `text_levels`
+  /// (the answer translated into another level of a factor: an invariance check's request).
+  void expect(const std::string& hash, std::size_t row, std::vector<int> text_levels) {
+    rows_[hash] = {row, std::move(text_levels)};
+  }
   /// Replies for the offline provider; they refer to this object, which must outlive the run.
   OfflineReplies replies() const;
   /// The reply to the judge request `hash` (nullopt for one not expected: the heuristics).
@@ -34,7 +40,11 @@ class SimulatedJudge {
   const JudgeBuilder& judge_;
   analyze::Simulator simulator_;
   std::uint64_t stream_ = 0;
-  std::map<std::string, std::size_t> rows_;
+  struct Expected {
+    std::size_t row = 0;
+    std::vector<int> text_levels;  ///< empty: the answer's own cell
+  };
+  std::map<std::string, Expected> rows_;
 };
 
 }  // namespace mirac

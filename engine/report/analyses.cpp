@@ -309,6 +309,7 @@ void analyses_item(const Context& ctx, const Item& item, std::vector<Block>& out
     else if (kind == "agreement") agreement_table(item, *a, out);
     else if (kind == "criteria") criteria_table(item, *a, out);
     else if (kind == "corrected") corrected_table(ctx, item, *a, out);
+    else if (kind == "invariance") invariance_table(ctx, item, *a, out);
     else out.push_back(Note{fmt::format("Analysis {} has a kind the report does not know ('{}').", name, kind)});
   }
 }

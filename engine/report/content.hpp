@@ -69,6 +69,7 @@ void criteria_table(const Item& item, const Json& analysis, std::vector<Block>& 
 /// A corrected analysis's table (corrected.cpp): judge-alone and corrected figures side by
 /// side, with people's sample size and the certification.
 void corrected_table(const Context& ctx, const Item& item, const Json& analysis, std::vector<Block>& out);
+void invariance_table(const Context& ctx, const Item& item, const Json& analysis, std::vector<Block>& out);
 
 /// The notes and tables ahead of the items about the answers behind them (answers.cpp):
 /// unscored ones (results.json `coverage`), marked ones (`answers_marked`).

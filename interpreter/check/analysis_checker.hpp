@@ -66,6 +66,10 @@ class Checker {
   // people, declared contrasts and unit flags, a certification rule and a method.
   void corrected_judge(const ast::AnalysisDecl& a) const;
   void corrected_option(const ast::AnalysisOption& o) const;
+  // invariance_options.cpp: an `invariance` analysis's required options and judge (one
+  // judge, giving every dimension compared), and its own options.
+  void invariance_analysis(const ast::AnalysisDecl& a) const;
+  void invariance_option(const ast::AnalysisDecl& a, const ast::AnalysisOption& o) const;
   static const ast::AnalysisOption* find(const ast::AnalysisDecl& a, const std::string& key);
   void report(const ast::ReportDecl& r) const;
 

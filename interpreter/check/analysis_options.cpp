@@ -19,14 +19,15 @@ void Checker::analysis(const ast::AnalysisDecl& a) const {
       {"spearman", {"by", "against", "where"}},
       {"agreement", {"raters", "by", "where"}},
       {"criteria", {"rater", "compare", "by", "where"}},
-      {"corrected", {"judge", "people", "by", "where", "contrasts", "flags", "certify", "method"}}};
+      {"corrected", {"judge", "people", "by", "where", "contrasts", "flags", "certify", "method"}},
+      {"invariance", {"judge", "translate", "translator", "instruction", "sample", "by", "where", "contrasts"}}};
   auto kind = kOptions.find(a.kind.name);
   if (kind == kOptions.end()) {
     std::string message = with_suggestion(fmt::format("unknown analysis '{}'", a.kind.name), a.kind.name,
                                           {"lmm", "clmm", "wilcoxon", "paired", "spearman", "agreement", "criteria",
-                                           "corrected"});
+                                           "corrected", "invariance"});
     if (message.find("did you mean") == std::string::npos)
-      message += "; analyses are lmm, clmm, wilcoxon, paired, spearman, agreement, criteria and corrected";
+      message += "; analyses are lmm, clmm, wilcoxon, paired, spearman, agreement, criteria, corrected and invariance";
     diags_.error(a.kind.range, message);
     return;
   }
@@ -72,6 +73,7 @@ void Checker::analysis(const ast::AnalysisDecl& a) const {
       diags_.error(a.args.front().range, "criteria() reads the criteria of a rater, not dimensions: criteria() { rater NAME }");
     for (const auto& arg : a.args) dim_arg(arg);
     if (a.kind.name == "corrected") corrected_judge(a);
+    if (a.kind.name == "invariance") invariance_analysis(a);
   }
   const bool has_compare =
       std::any_of(a.options.begin(), a.options.end(), [](const ast::AnalysisOption& o) { return o.key.name == "compare"; });
@@ -97,6 +99,11 @@ void Checker::analysis(const ast::AnalysisDecl& a) const {
 
 void Checker::option(const ast::AnalysisDecl& a, const ast::AnalysisOption& o) const {
   const std::string& k = o.key.name;
+  if (a.kind.name == "invariance" && (k == "judge" || k == "translate" || k == "translator" || k == "instruction" ||
+                                      k == "sample" || k == "where")) {
+    invariance_option(a, o);
+    return;
+  }
   if (k == "where") {
     for (const auto& v : o.values) names(v.value, row_env());
   } else if (k == "reference") {

@@ -96,6 +96,10 @@ void check_simulate(const Spec& spec, Diagnostics& diags) {
       check_row_condition(spec, e.when, no_scores, diags);
       number_at_least(e.value, -kAny, kAny, "an effect", diags);
     }
+    for (const auto& e : d.biases) {
+      check_row_condition(spec, e.when, no_scores, diags);
+      number_at_least(e.value, -kAny, kAny, "a judge's bias", diags);
+    }
     std::set<std::string> groups;
     for (const auto& r : d.randoms) {
       std::string group = r.group.field.name + (r.group.level ? "." + r.group.level->name : "");

@@ -516,6 +516,10 @@ class Printer {
         flush_at(e.range);
         line("effect " + ex(e.when) + ": " + ex(e.value));
       }
+      for (const auto& e : dm.biases) {
+        flush_at(e.range);
+        line("bias " + ex(e.when) + ": " + ex(e.value));
+      }
       for (const auto& rnd : dm.randoms) {
         flush_at(rnd.range);
         line("random " + rnd.group.field.name + (rnd.group.level ? "." + rnd.group.level->name : "") + " " + ex(rnd.sd));

@@ -494,6 +494,10 @@ struct SimDim {
   Ident dim;
   std::optional<Expr> intercept;
   std::vector<SimEffect> effects;
+  /// `bias language == zh: -0.3`: what a judge adds to the score of text where the condition
+  /// holds, read against the cell of the text it is shown (an answer translated into en is
+  /// judged as en text): the judge's own part of a factor's effect (docs/simulation.md).
+  std::vector<SimEffect> biases;
   std::vector<SimRandom> randoms;
   /// SD of the noise beyond the effects and random intercepts: per answer, or with `answer`
   /// declared, the part a prompt's answers share.

@@ -151,6 +151,7 @@ Simulator::Simulator(const Spec& spec, std::vector<std::string> dims) : spec_(sp
     s.clip = boolean(decl->clip, true);
     s.lo = lo, s.hi = hi;
     for (const auto& e : decl->effects) s.effects.emplace_back(&e.when, number(e.value, 0));
+    for (const auto& e : decl->biases) s.biases.emplace_back(&e.when, number(e.value, 0));
     for (const auto& r : decl->randoms)
       s.randoms.push_back({r.group.level && r.group.level->name != "id" ? r.group.level->name : "", number(r.sd, 0)});
     if (decl->na_when) s.na_when = &*decl->na_when;
@@ -169,17 +170,22 @@ std::string Simulator::answer_name(const ScoreRow& row) const {
   return key;
 }
 
-Simulator::Prepared Simulator::prepare_row(const ScoreRow& row) const {
+Simulator::Prepared Simulator::prepare_row(const ScoreRow& row, const std::vector<int>* text_levels) const {
   Prepared p;
   p.key = fnv1a(answer_name(row));
   ScoreRow blank = row;
   blank.scores.assign(dims_.size(), std::nan(""));
   RowScope scope(spec_, shape_, blank);
+  ScoreRow text = blank;  // the cell of the text the judge reads: the answer's own, unless told
+  if (text_levels) text.levels = *text_levels;
+  RowScope text_scope(spec_, shape_, text);
   const Seed& seed = spec_.seeds.at(row.seed);
   for (const auto& s : sim_) {
     double mean = s.intercept;
     for (const auto& [when, value] : s.effects)
       if (truthy(evaluate(*when, scope))) mean += value;
+    for (const auto& [when, value] : s.biases)
+      if (truthy(evaluate(*when, text_scope))) mean += value;
     p.mean.push_back(mean);
     for (const auto& r : s.randoms) {
       auto f = seed.fields.find(r.field);
@@ -284,9 +290,10 @@ std::vector<double> Simulator::scores_of(const ScoreRow& row, std::uint64_t stre
   return out;
 }
 
-std::vector<double> Simulator::judged_scores_of(const ScoreRow& row, std::uint64_t stream) const {
+std::vector<double> Simulator::judged_scores_of(const ScoreRow& row, std::uint64_t stream,
+                                                const std::vector<int>* text_levels) const {
   std::vector<double> out;
-  draw_row(row, prepare_row(row), stream, out, 0, false);
+  draw_row(row, prepare_row(row, text_levels), stream, out, 0, false);
   return out;
 }
 

@@ -32,6 +32,8 @@ struct SimulatedDimension {
   bool round = true, clip = true;
   double lo = 1, hi = 5;  ///< the rubric's scale
   std::vector<std::pair<const ast::Expr*, double>> effects;
+  /// `bias COND: VALUE`: the judge's own, read against the cell of the text judged.
+  std::vector<std::pair<const ast::Expr*, double>> biases;
   struct Random {
     std::string field;  ///< "" for one intercept per seed, else a seed field
     double sd = 0;
@@ -79,7 +81,11 @@ class Simulator {
   /// The same draws as a judge may reply them, for the offline judge: N/A exactly where the
   /// rubric's own `na when` holds. The block's `na` rate and `na when` are left out (a
   /// judge's N/A must follow the rubric), so those answers keep their drawn score.
-  std::vector<double> judged_scores_of(const ScoreRow& row, std::uint64_t stream) const;
+  /// `text_levels` (a level per factor) is the cell of the text the judge reads when it is
+  /// not the answer's own (an answer translated into another language, judged again): the
+  /// block's `bias` terms are read there, everything else at the answer's cell.
+  std::vector<double> judged_scores_of(const ScoreRow& row, std::uint64_t stream,
+                                       const std::vector<int>* text_levels = nullptr) const;
   /// The key an answer's draws are made from: seed id, model, arm and levels by name.
   std::string answer_name(const ScoreRow& row) const;
 
@@ -90,7 +96,7 @@ class Simulator {
     std::vector<signed char> na;         ///< per simulated dimension: 1 N/A, 0 not, -1 read per draw
     std::uint64_t key = 0;
   };
-  Prepared prepare_row(const ScoreRow& row) const;
+  Prepared prepare_row(const ScoreRow& row, const std::vector<int>* text_levels = nullptr) const;
   void draw_row(const ScoreRow& row, const Prepared& p, std::uint64_t stream, std::vector<double>& out,
                 std::size_t answer = 0, bool block_na = true) const;
 

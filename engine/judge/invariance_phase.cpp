@@ -1,0 +1,163 @@
+// invariance_phase.cpp: translations and their judgments for `invariance` analyses
+// (invariance_phase.hpp).
+#include "engine/judge/invariance_phase.hpp"
+
+#include <algorithm>
+#include <set>
+#include <unordered_set>
+
+#include "engine/judge/simulated_judge.hpp"
+#include "engine/send/send.hpp"
+
+namespace mirac {
+
+namespace {
+
+// A sampled answer's stored answer and translation, as far as they go.
+struct Translated {
+  std::shared_ptr<const Store::Brief> answer, translation;
+  ModelCall call;  ///< the translation's request (built once the answer is stored)
+  bool usable() const { return translation && translation->status == "done" && !translation->truncated; }
+};
+
+Translated translated(Store& store, const Plan& plan, const InvarianceCheck& check, const InvarianceItem& item) {
+  Translated t;
+  t.answer = store.brief(plan.requests[item.row].call.hash);
+  if (!t.answer || t.answer->status != "done") return t;
+  t.call = translation_call(check, item.target_level, t.answer->text);
+  t.translation = store.brief(t.call.hash);
+  return t;
+}
+
+void reduce_budget(SchedulerOptions& options, const RunSummary& sent) {
+  if (options.budget_usd) *options.budget_usd = std::max(0.0, *options.budget_usd - sent.spend_usd);
+}
+
+InvarianceSummary check_one(const Audit& audit, Store& store, const InvarianceCheck& check,
+                            const std::unordered_set<std::size_t>& selected, SchedulerOptions options,
+                            const std::atomic<bool>& cancel, const RunHooks& hooks) {
+  const Spec& spec = audit.spec();
+  const Plan& plan = audit.plan();
+  InvarianceSummary summary;
+  summary.name = check.name;
+  Diagnostics ignored;  // a `where` that cannot be evaluated is reported by mirac analyze
+  std::vector<InvarianceItem> items;
+  for (const InvarianceItem& item : invariance_sample(spec, plan, check, ignored))
+    if (selected.count(item.row)) items.push_back(item);
+  summary.sampled = items.size();
+
+  // Translations: the sampled answers that are stored, translated once each.
+  std::vector<ModelCall> calls;
+  std::set<std::string> asked;
+  for (const InvarianceItem& item : items) {
+    Translated t = translated(store, plan, check, item);
+    if (!t.answer || t.answer->status != "done") continue;
+    if (!t.translation || t.translation->status != "done")
+      if (asked.insert(t.call.hash).second) calls.push_back(std::move(t.call));
+  }
+  if (!calls.empty()) {
+    if (hooks.on_phase) hooks.on_phase("translate for " + check.name);
+    RunSummary sent = run_plan(calls, store, options, cancel, hooks);
+    reduce_budget(options, sent);
+    summary.rounds.push_back(sent);
+    if (sent.cancelled || !sent.fatal_error.empty()) {
+      summary.stopped = true;
+      return summary;
+    }
+  }
+
+  // The translations judged as answers to the other level's prompt, with repairs in rounds
+  // as the judge phase makes them.
+  const JudgeBuilder judge(spec, audit.sources(), check.judge);
+  std::unique_ptr<SimulatedJudge> simulated = SimulatedJudge::make(spec, plan, judge);
+  options.offline_replies = simulated ? simulated->replies() : OfflineReplies{};
+  const int repairs = audit.options.repairs;
+  for (int round = 0; round <= repairs + 1; ++round) {
+    InvarianceSummary counts;
+    calls.clear();
+    asked.clear();
+    for (const InvarianceItem& item : items) {
+      Translated t = translated(store, plan, check, item);
+      if (!t.answer || t.answer->status != "done") continue;
+      ++counts.answered;
+      if (t.translation && t.translation->status == "done" && t.translation->truncated) ++counts.cut;
+      if (!t.usable()) continue;
+      ++counts.translated;
+      JudgeState state = resolve_text_judging(spec, plan, judge, store, item.counterpart, t.translation->text, repairs);
+      using Kind = JudgeState::Kind;
+      counts.scored += state.kind == Kind::scored;
+      counts.invalid += state.kind == Kind::invalid;
+      counts.failed += state.kind == Kind::failed;
+      counts.pending += state.kind == Kind::pending;
+      auto take = [&](std::vector<ModelCall>& list) {
+        for (auto& c : list) {
+          if (!asked.insert(c.hash).second) continue;
+          if (simulated) simulated->expect(c.hash, item.row, plan.prompts[plan.requests[item.counterpart].prompt].levels);
+          calls.push_back(std::move(c));
+        }
+      };
+      take(state.pending_calls);
+      if (round == 0) take(state.failed_calls);  // failed calls are sent once per run
+    }
+    counts.name = summary.name, counts.sampled = summary.sampled, counts.rounds = std::move(summary.rounds);
+    summary = std::move(counts);
+    if (calls.empty() || round > repairs) break;
+    if (hooks.on_phase) hooks.on_phase(round == 0 ? "judge " + check.name : "judge " + check.name + " repair " + std::to_string(round));
+    RunSummary sent = run_plan(calls, store, options, cancel, hooks);
+    reduce_budget(options, sent);
+    summary.rounds.push_back(sent);
+    if (sent.cancelled || !sent.fatal_error.empty()) {
+      summary.stopped = true;
+      break;
+    }
+  }
+  return summary;
+}
+
+}  // namespace
+
+double InvarianceSummary::spend_usd() const {
+  double total = 0;
+  for (const auto& r : rounds) total += r.spend_usd;
+  return total;
+}
+
+std::vector<InvarianceSummary> check_invariance(const Audit& audit, Store& store, const Selection& selection,
+                                                double spent_usd, const std::atomic<bool>& cancel, const RunHooks& hooks) {
+  std::vector<InvarianceSummary> out;
+  const std::vector<InvarianceCheck> checks = invariance_checks(audit.spec());
+  if (checks.empty()) return out;
+  const std::unordered_set<std::size_t> selected(selection.rows.begin(), selection.rows.end());
+  SchedulerOptions options = scheduler_options(audit.spec(), audit.options);
+  if (options.budget_usd) *options.budget_usd = std::max(0.0, *options.budget_usd - spent_usd);  // one budget per run
+  for (const InvarianceCheck& check : checks) {
+    out.push_back(check_one(audit, store, check, selected, options, cancel, hooks));
+    if (options.budget_usd) *options.budget_usd = std::max(0.0, *options.budget_usd - out.back().spend_usd());
+    if (out.back().stopped) break;
+  }
+  return out;
+}
+
+analyze::ScoreTable invariance_scores(const Spec& spec, const Plan& plan, const SourceManager& sources, Store& store,
+                                      const InvarianceCheck& check, int max_repairs) {
+  analyze::ScoreTable table;
+  table.path = store.path().string();
+  table.rater = check.name;
+  const JudgeBuilder judge(spec, sources, check.judge);
+  table.dims = judge.dims();
+  Diagnostics ignored;  // reported by the analysis, which evaluates `where` itself
+  for (const InvarianceItem& item : invariance_sample(spec, plan, check, ignored)) {
+    Translated t = translated(store, plan, check, item);
+    if (!t.usable()) continue;
+    JudgeState state = resolve_text_judging(spec, plan, judge, store, item.counterpart, t.translation->text, max_repairs);
+    if (state.kind != JudgeState::Kind::scored) continue;
+    analyze::ScoreRow row = analyze::score_row_of(spec, plan, plan.requests[item.row]);
+    row.scores = state.scores.scores;
+    for (const auto& g : state.scores.criteria) row.criteria.push_back(g.met ? 1 : 0);
+    row.line = table.rows.size() + 2;
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+}  // namespace mirac

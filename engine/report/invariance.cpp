@@ -1,0 +1,106 @@
+// invariance.cpp: `table analysis(NAME)` for an invariance analysis: per dimension and `by`
+// group, the mean shift of the judge's score when answers at each level are translated into
+// the other, the judge's gap between the levels and the translation's loss that the two
+// shifts separate, each with its interval; then each named contrast as judged, the judge's
+// part of it and what remains without it. The document's writers escape every cell.
+#include <fmt/format.h>
+
+#include "engine/report/content.hpp"
+#include "runtime/report/numbers.hpp"
+
+namespace mirac::report {
+
+namespace {
+
+// "0.212 [0.101, 0.330]"; "—" without an estimate.
+std::string with_ci(const Json* figure) {
+  const std::optional<double> value = number(member(figure, "estimate"));
+  if (!value) return kMissing;
+  std::string out = estimate(value);
+  const Json* ci = member(figure, "ci");
+  if (ci && ci->is_array() && ci->size() == 2) out += " " + interval(number(&(*ci)[0]), number(&(*ci)[1]));
+  return out;
+}
+
+}  // namespace
+
+void invariance_table(const Context& ctx, const Item& item, const Json& a, std::vector<Block>& out) {
+  const std::string name = text(member(&a, "name")), judge = text(member(&a, "judge"));
+  const std::string factor = text(member(&a, "factor"));
+  const Json* levels = member(&a, "levels");
+  if (!levels || !levels->is_array() || levels->size() != 2) return;
+  const std::string la = text(&(*levels)[0]), lb = text(&(*levels)[1]);
+  const std::string label_a = level_label(ctx.spec, factor, la), label_b = level_label(ctx.spec, factor, lb);
+  const Json* by = member(&a, "by");
+  std::vector<std::string> by_names;
+  if (by && by->is_array())
+    for (const auto& v : *by) by_names.push_back(text(&v));
+
+  Table t;
+  t.caption = !item.title.empty()
+                  ? item.title
+                  : fmt::format("Analysis {}: does judge {} score the same content alike in {} and {}? Sampled answers "
+                                "were translated into the other {} by {} and judged again as answers to that {}'s "
+                                "prompt. A shift is the mean change of the score; the judge's gap ({} - {}) is half the "
+                                "difference of the two shifts, the part of a {} effect that is the judge's own, and the "
+                                "translation's loss their mean, what translating costs a score either way; 95% "
+                                "intervals from a cluster bootstrap over seeds{}",
+                                name, judge, label_a, label_b, factor, text(member(&a, "translator")), factor, la, lb,
+                                factor, by_names.empty() ? "" : ", by " + join_by(by_names));
+  t.header = {"dimension"};
+  if (!by_names.empty()) t.header.push_back(join_by(by_names));
+  for (const std::string& h : {fmt::format("n ({}, {})", la, lb), fmt::format("shift {} → {}", la, lb),
+                               fmt::format("shift {} → {}", lb, la), fmt::format("judge's gap {} - {}", la, lb),
+                               std::string("translation's loss")})
+    t.header.push_back(h);
+  t.numeric.assign(t.header.size(), true);
+  t.numeric[0] = false;
+  if (!by_names.empty()) t.numeric[1] = false;
+  if (const Json* results = member(&a, "results"); results && results->is_array())
+    for (const auto& r : *results) {
+      std::vector<std::string> row = {dimension_label(ctx.spec, text(member(&r, "dimension")))};
+      if (!by_names.empty()) row.push_back(group_values_label(r, by));
+      const Json* n = member(&r, "n");
+      row.push_back(n && n->is_array() && n->size() == 2
+                        ? fmt::format("{}, {}", count(number(&(*n)[0])), count(number(&(*n)[1])))
+                        : kMissing);
+      const Json* shift = member(&r, "shift");
+      row.push_back(with_ci(member(shift, la)));
+      row.push_back(with_ci(member(shift, lb)));
+      row.push_back(with_ci(member(&r, "judge_gap")));
+      row.push_back(with_ci(member(&r, "translation_loss")));
+      t.rows.push_back(std::move(row));
+    }
+  out.push_back(std::move(t));
+  if (const Json* small = member(&a, "small_design"); small && small->is_boolean() && small->get<bool>())
+    out.push_back(Note{fmt::format("Analysis {}: a group's sample covers fewer than 12 seeds; its intervals may cover "
+                                   "less than 95% (results.json gives each group's seeds).",
+                                   name)});
+
+  const Json* contrasts = member(&a, "contrasts");
+  if (!contrasts || !contrasts->is_array() || contrasts->empty()) return;
+  Table c;
+  c.caption = fmt::format("Analysis {}: each contrast as judge {} scored it, the part of it that is the judge's gap "
+                          "between {} and {} (the gap of each dimension times the share of answers at {} in each of "
+                          "the contrast's cells), and the contrast without that part",
+                          name, judge, la, lb, la);
+  c.header = {"contrast", "group", "as judged", "judge's part", "without the judge's part"};
+  c.numeric = {false, false, true, true, true};
+  std::vector<std::string> notes;
+  for (const auto& entry : *contrasts) {
+    const Json* groups = member(&entry, "groups");
+    if (!groups || !groups->is_array()) continue;
+    const Json* cby = member(&entry, "by");
+    for (const auto& g : *groups) {
+      c.rows.push_back({text(member(&entry, "name")), group_values_label(g, cby), estimate(number(member(&g, "judged"))),
+                        with_ci(member(&g, "judge_part")), estimate(number(member(&g, "without_judge")))});
+      if (const Json* note = member(&g, "note"))
+        notes.push_back(fmt::format("Analysis {}, contrast {} ({}): {}.", name, text(member(&entry, "name")),
+                                    group_values_label(g, cby), text(note)));
+    }
+  }
+  out.push_back(std::move(c));
+  for (auto& n : notes) out.push_back(Note{std::move(n)});
+}
+
+}  // namespace mirac::report
