@@ -148,6 +148,7 @@ void Checker::cell_select(const ast::CellSelect& s, const ast::Expr& e, const Na
         diags_.error(item.level.range, with_suggestion(fmt::format("'{}' is not a level of factor '{}'", item.level.name,
                                                                    item.factor->name),
                                                        item.level.name, spec_.factors[factor].level_names()));
+        note_declared_levels(spec_, factor, item.level.name, diags_);
         continue;
       }
     } else {
@@ -166,6 +167,7 @@ void Checker::cell_select(const ast::CellSelect& s, const ast::Expr& e, const Na
       if (factor < 0) {
         diags_.error(item.level.range, with_suggestion(fmt::format("'{}' is not a level of any factor", item.level.name),
                                                        item.level.name, list(levels_)));
+        note_declared_levels(spec_, -1, item.level.name, diags_);
         continue;
       }
     }
@@ -296,10 +298,22 @@ void Checker::pairing(const ast::Pairing& p) const {
     diags_.error(p.factor.range, with_suggestion(fmt::format("unknown factor '{}'", p.factor.name), p.factor.name, list(factors_)));
     return;
   }
+  const Factor& named = spec_.factors[factor];
+  // Both sides levels of another factor: the pair was written under the wrong factor, and
+  // the fix is that factor's name, not other levels.
+  if (named.level_index(p.a.name) < 0 && named.level_index(p.b.name) < 0)
+    for (const auto& other : spec_.factors)
+      if (other.level_index(p.a.name) >= 0 && other.level_index(p.b.name) >= 0) {
+        diags_.error(p.factor.range, fmt::format("'{}' and '{}' are levels of factor '{}', not of '{}'", p.a.name,
+                                                 p.b.name, other.name, p.factor.name));
+        diags_.note(fmt::format("write pair({}: {} vs {})", other.name, p.a.name, p.b.name));
+        return;
+      }
   for (const ast::Ident* l : {&p.a, &p.b}) {
-    if (spec_.factors[factor].level_index(l->name) < 0)
-      diags_.error(l->range, with_suggestion(fmt::format("'{}' is not a level of factor '{}'", l->name, p.factor.name),
-                                             l->name, spec_.factors[factor].level_names()));
+    if (named.level_index(l->name) >= 0) continue;
+    diags_.error(l->range, with_suggestion(fmt::format("'{}' is not a level of factor '{}'", l->name, p.factor.name),
+                                           l->name, named.level_names()));
+    note_declared_levels(spec_, factor, l->name, diags_);
   }
   if (p.a.name == p.b.name) diags_.error(p.b.range, "a pair compares two different levels");
 }
@@ -359,9 +373,11 @@ void Checker::level_of(const std::string& factor_name, const ast::Expr& e) const
   }
   int f = spec_.factor_index(factor_name);
   if (f < 0) return;  // reported by the caller
-  if (!n || spec_.factors[f].level_index(n->name) < 0)
+  if (!n || spec_.factors[f].level_index(n->name) < 0) {
     diags_.error(e.range, with_suggestion(fmt::format("'{}' is not a level of factor '{}'", n ? n->name : "?", factor_name),
                                           n ? n->name : "", spec_.factors[f].level_names()));
+    note_declared_levels(spec_, f, n ? n->name : "", diags_);
+  }
 }
 
 }  // namespace check_detail
