@@ -225,7 +225,7 @@ ClmmFit clmm_fit(const Design& design, const std::vector<std::string>& categorie
     std::vector<double> warm = modes;
     return Eigen::VectorXd(prob.evaluate(full, warm).gradient.head(free));
   };
-  const Eigen::MatrixXd H = hessian_from_gradient(grad, Eigen::VectorXd(opt.natural.head(free)));
+  const Eigen::MatrixXd H = hessian_from_gradient_central(grad, Eigen::VectorXd(opt.natural.head(free)));
   const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(H);
   const double ev_min = eig.eigenvalues().minCoeff(), ev_max = eig.eigenvalues().maxCoeff();
   c.hessian_positive_definite = std::isfinite(ev_min) && ev_min > 0.0;

@@ -72,6 +72,9 @@ LaplaceProblem::LaplaceProblem(const Eigen::MatrixXd& X, const Eigen::VectorXd& 
   }
   y_.reserve(static_cast<std::size_t>(y.size()));
   for (Eigen::Index i = 0; i < y.size(); ++i) y_.push_back(static_cast<int>(y[i]));
+  // Sparse when at most a third of X is non-zero: below that the sparse products win.
+  const Eigen::Index nonzeros = (X.array() != 0.0).count();
+  if (X.size() > 0 && 3 * nonzeros <= X.size()) sparse_ = X.sparseView();
   rows_.resize(group.levels.size());
   for (std::size_t i = 0; i < group.codes.size(); ++i) {
     rows_[static_cast<std::size_t>(group.codes[i])].push_back(static_cast<Eigen::Index>(i));
@@ -81,7 +84,10 @@ LaplaceProblem::LaplaceProblem(const Eigen::MatrixXd& X, const Eigen::VectorXd& 
 LaplaceValue LaplaceProblem::evaluate(const Eigen::VectorXd& v, std::vector<double>& modes) const {
   const Eigen::Index p = X_.cols(), tau = k_ + p;
   const Eigen::VectorXd theta = v.head(k_);
-  const Eigen::VectorXd eta = X_ * v.segment(k_, p);
+  Eigen::VectorXd& eta = eta_;
+  eta.resize(X_.rows());
+  if (sparse_design()) eta.noalias() = sparse_ * v.segment(k_, p);
+  else eta.noalias() = X_ * v.segment(k_, p);
   const double sigma2 = std::exp(2.0 * v[tau]);
   LaplaceValue out;
   out.gradient = Eigen::VectorXd::Zero(parameters());
@@ -99,7 +105,9 @@ LaplaceValue LaplaceProblem::evaluate(const Eigen::VectorXd& v, std::vector<doub
     const double z1 = c < k_ ? theta[c] - eta[i] - b : kInf;
     return std::pair{z0, z1};
   };
-  Eigen::VectorXd w = Eigen::VectorXd::Zero(X_.rows());  // per-row weight of x_i in d nll / d beta
+  Eigen::VectorXd& w = w_;  // per-row weight of x_i in d nll / d beta
+  w.setZero(X_.rows());
+  std::vector<RowTerms> terms;  // the current group's, reused from group to group
   for (std::size_t g = 0; g < rows_.size(); ++g) {
     const auto& rows = rows_[g];
     // h(b) = -sum log p_i(b) + b^2 / (2 sigma^2) is strictly convex (the logistic is
@@ -143,8 +151,7 @@ LaplaceValue LaplaceProblem::evaluate(const Eigen::VectorXd& v, std::vector<doub
     const double b = cur.b;
     modes[g] = b;
     double D = 1.0 / sigma2, H3 = 0.0, log_p = 0.0;
-    std::vector<RowTerms> terms;
-    terms.reserve(rows.size());
+    terms.clear();
     for (Eigen::Index i : rows) {
       const auto [z0, z1] = bounds(i, b);
       terms.push_back(row_terms(z0, z1, true));
@@ -165,7 +172,8 @@ LaplaceValue LaplaceProblem::evaluate(const Eigen::VectorXd& v, std::vector<doub
     }
     out.gradient[tau] += 1.0 - b * b / sigma2 + 0.5 / D * (-2.0 / sigma2 + 2.0 * b * H3 / (sigma2 * D));
   }
-  out.gradient.segment(k_, p) = X_.transpose() * w;
+  if (sparse_design()) out.gradient.segment(k_, p).noalias() = sparse_.transpose() * w;
+  else out.gradient.segment(k_, p).noalias() = X_.transpose() * w;
   return out;
 }
 

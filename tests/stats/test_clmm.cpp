@@ -12,7 +12,8 @@
 // agree with it (about 2e-5 in the estimates); ours goes on to |gradient| < 1e-5, and its
 // log-likelihood is never below R's.
 //
-// SEs: pinned to the inverse of a Richardson-extrapolated numerical Hessian (numDeriv) of the
+// SEs (ours from plain central differences of the analytic gradient): pinned to the inverse
+// of a Richardson-extrapolated numerical Hessian (numDeriv) of the
 // Laplace objective at ordinal's estimates, not to summary(clmm)'s, whose Hessian (second
 // differences with step 1e-4 of an objective with inner-solver noise) is accurate only to a
 // few per cent at clmm's default inner tolerance and, with the tighter one used here (whose
