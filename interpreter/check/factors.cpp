@@ -39,6 +39,13 @@ void check_factors(CheckContext& cx) {
   NameTable factor_names("factor", cx.diags);
   for (auto [d, f] : all_of<ast::FactorDecl>(cx.decls)) {
     if (!factor_names.add(f->name)) continue;
+    // With several answers per prompt every row carries its answer's number under that
+    // name (exports, scores files, analyses): a factor of the same name would be shadowed.
+    if (f->name.name == "answer" && cx.spec.answers > 1)
+      cx.diags.error(f->name.range, fmt::format("a factor named 'answer' clashes with the answer number that {} answers "
+                                                "per prompt add to every row (exports, scores files, analyses); "
+                                                "rename the factor",
+                                                cx.spec.answers));
     Factor factor{f->name.name, {}, f->name.range};
     std::set<std::string> seen;
     for (const auto& l : f->levels) {
