@@ -148,6 +148,7 @@ nlohmann::ordered_json run_agreement(const Context& ctx, const ast::AnalysisDecl
   j["scale"] = {lo, hi};
 
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
+  std::size_t small_designs = 0;  // groups on fewer seeds than the intervals are verified for
   Table table{"agreement_" + a.name.name,
               {"dimension", "group", "rater_a", "rater_b", "n", "na_pairs", "unmatched", "exact", "adjacent",
                "mean_signed_error", "qwk", "alpha"},
@@ -182,6 +183,11 @@ nlohmann::ordered_json run_agreement(const Context& ctx, const ast::AnalysisDecl
 
       nlohmann::ordered_json entry{{"dimension", dim}};
       entry.update(group_json(by, g));
+      // Below the verified number of seeds the intervals may cover less than they say.
+      if (seed_slot.size() < stats::kSmallestVerifiedClusters) {
+        entry["small_design"] = true;
+        ++small_designs;
+      }
       nlohmann::ordered_json pairs = nlohmann::ordered_json::array();
       std::vector<std::string> alpha_cells;
       for (std::size_t ra = 0; ra < raters.size(); ++ra)
@@ -276,6 +282,7 @@ nlohmann::ordered_json run_agreement(const Context& ctx, const ast::AnalysisDecl
   }
   j["results"] = std::move(results);
   out.tables.push_back(std::move(table));
+  warn_small_designs(ctx, a, small_designs);
   return j;
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "interpreter/scores/row_scope.hpp"
+#include "runtime/stats/bootstrap.hpp"
 
 namespace mirac::analyze {
 
@@ -194,6 +195,15 @@ std::string group_label(const Group& g) {
   std::string s;
   for (const auto& v : g.values) s += (s.empty() ? "" : "/") + v;
   return s;
+}
+
+void warn_small_designs(const Context& ctx, const ast::AnalysisDecl& a, std::size_t count) {
+  if (count == 0) return;
+  ctx.diags.warning(a.name.range,
+                    fmt::format("analysis {}: {} interval{} on fewer than {} seeds, a design smaller than any whose "
+                                "coverage is verified: such intervals may hold the truth less often than 95% "
+                                "(docs/statistics.md, section 6)",
+                                a.name.name, count, count == 1 ? " rests" : "s rest", stats::kSmallestVerifiedClusters));
 }
 
 }  // namespace mirac::analyze

@@ -48,6 +48,10 @@ struct Context {
 void report_unsupported(const Context& ctx, const ast::AnalysisDecl& a, const std::string& reason,
                         nlohmann::ordered_json& entry);
 
+/// Warns that `count` of the analysis's intervals rest on fewer seeds than
+/// stats::kSmallestVerifiedClusters (nothing when `count` is 0).
+void warn_small_designs(const Context& ctx, const ast::AnalysisDecl& a, std::size_t count);
+
 /// A number for a CSV cell: shortest round-trip form, NaN as an empty cell.
 std::string csv_number(double x);
 /// A number for JSON: NaN and infinities as null.

@@ -180,6 +180,7 @@ nlohmann::ordered_json dimension_group(const Setup& s, const std::string& dim, i
   nlohmann::ordered_json entry{{"dimension", dim}};
   entry.update(group_json(s.by, g));
   entry["N"] = static_cast<std::size_t>(total.all_n);
+  if (slots.size() < stats::kSmallestVerifiedClusters) entry["small_design"] = true;
   entry["n"] = static_cast<std::size_t>(total.n);
   entry["judge_only"] = judge.json();
   nlohmann::ordered_json c = corrected.json();
@@ -296,6 +297,16 @@ nlohmann::ordered_json run_corrected(const Context& ctx, const ast::AnalysisDecl
     j["certified"] = all_certified;
   }
   out.tables.push_back(std::move(table));
+  // Figures whose intervals rest on fewer seeds than any design whose coverage is verified.
+  std::size_t small = 0;
+  auto count_small = [&](const nlohmann::ordered_json& list) {
+    for (const auto& e : list) small += e.contains("small_design");
+  };
+  count_small(j["results"]);
+  for (const char* part : {"contrasts", "flags"})
+    if (j.contains(part))
+      for (const auto& figure : j[part]) count_small(figure["groups"]);
+  warn_small_designs(ctx, a, small);
   return j;
 }
 

@@ -72,6 +72,7 @@ nlohmann::ordered_json contrast_groups(const Setup& s, const ast::ContrastDecl& 
     const Interval corrected =
         seed_interval<CellSums>(s, key, per_seed, zero, over_cells([method](const stats::PpiSums& t) { return stats::ppi_point(t, method); }));
     nlohmann::ordered_json entry = group_json(by, g);
+    if (slots.size() < stats::kSmallestVerifiedClusters) entry["small_design"] = true;
     entry["judge_only"] = judge.json();
     entry["corrected"] = corrected.json();
     nlohmann::ordered_json cells = nlohmann::ordered_json::array();
@@ -197,6 +198,7 @@ nlohmann::ordered_json corrected_flags(const Setup& s, Table& table) {
       const stats::RoganGladen delta = stats::rogan_gladen(total);
       nlohmann::ordered_json entry_group = group_json(s.by, g);
       entry_group["N"] = static_cast<std::size_t>(total.all_n);
+      if (slots.size() < stats::kSmallestVerifiedClusters) entry_group["small_design"] = true;
       entry_group["n"] = static_cast<std::size_t>(total.positives + total.negatives);
       entry_group["people_flagged"] = static_cast<std::size_t>(total.positives);
       entry_group["judge_only"] = judge.json();

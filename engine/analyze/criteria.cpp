@@ -226,13 +226,7 @@ nlohmann::ordered_json run_criteria(const Context& ctx, const ast::AnalysisDecl&
   }
   j["results"] = std::move(results);
   out.tables.push_back(std::move(table));
-  if (small_designs > 0)
-    ctx.diags.warning(a.name.range,
-                      fmt::format("analysis {}: {} interval{} on fewer than {} seeds, a design smaller than any whose "
-                                  "coverage is verified: such intervals may hold the truth less often than 95% "
-                                  "(docs/statistics.md, section 6)",
-                                  a.name.name, small_designs, small_designs == 1 ? " rests" : "s rest",
-                                  stats::kSmallestVerifiedClusters));
+  warn_small_designs(ctx, a, small_designs);
   return j;
 }
 

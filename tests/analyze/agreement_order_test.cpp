@@ -106,6 +106,7 @@ TEST_CASE("agreement's units are the answers any rater scored, whatever the rate
     const Json& entry = (*a)["results"][0];
     CHECK(entry["alpha"].get<double>() == doctest::Approx(expected).epsilon(1e-12));
     CHECK(entry["alpha_units"] == 12);  // every answer has at least two raters' scores
+    CHECK(entry["small_design"] == true);  // 6 seeds: fewer than any design whose coverage is verified
     for (const auto& p : entry["pairs"]) {
       std::vector<std::string> two = p["raters"];
       std::sort(two.begin(), two.end());
@@ -114,6 +115,7 @@ TEST_CASE("agreement's units are the answers any rater scored, whatever the rate
       if (!added) CHECK(it->second == figures);
     }
   }
+  CHECK(r.err.find("analysis abc: 1 interval rests on fewer than 12 seeds") != std::string::npos);
   // ja and jb both scored seeds 2-3 (4 answers); each scored 4 the other did not.
   CHECK(pair_of.at("ja/jb")["n"] == 4);
   CHECK(pair_of.at("ja/jb")["unmatched"] == 8);

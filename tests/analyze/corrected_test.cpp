@@ -233,6 +233,7 @@ TEST_CASE("corrected means, contrast and flag rate equal their formulas on the s
       CHECK(entry["dimension"] == dim);
       CHECK(entry["model"] == kModels[m]);
       CHECK(entry["N"] == e.N);
+      CHECK(!entry.contains("small_design"));  // 12 seeds: the smallest design verified
       CHECK(entry["n"] == e.n);
       CHECK(close_rel(entry["judge_only"]["estimate"].get<double>(), e.judge, 1e-12));
       CHECK(close_rel(entry["corrected"]["estimate"].get<double>(), e.corrected, 1e-12));
