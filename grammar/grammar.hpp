@@ -314,8 +314,12 @@ struct sim_seed : seq<TAO_PEGTL_KEYWORD("seed"), ws, must<sim_value>> {};
 struct sim_intercept : seq<TAO_PEGTL_KEYWORD("intercept"), ws, must<sim_value>> {};
 struct sim_effect_colon : one<':'> {};
 struct sim_effect : seq<TAO_PEGTL_KEYWORD("effect"), ws, must<sim_condition>, ws, must<sim_effect_colon>, ws, must<sim_value>> {};
-// `bias language == zh: -0.3`: what the judge adds to text where the condition holds.
-struct sim_bias : seq<TAO_PEGTL_KEYWORD("bias"), ws, must<sim_condition>, ws, must<sim_effect_colon>, ws, must<sim_value>> {};
+// `bias language == zh: -0.3`: what the judge adds to text where the condition holds;
+// `bias language == zh under mira_zh: -0.3` only when it scores with that rubric.
+struct sim_bias_rubric : ident {};
+struct sim_bias : seq<TAO_PEGTL_KEYWORD("bias"), ws, must<sim_condition>, ws,
+                      opt<TAO_PEGTL_KEYWORD("under"), ws, must<sim_bias_rubric>, ws>, must<sim_effect_colon>, ws,
+                      must<sim_value>> {};
 struct sim_group : field_path {};
 struct sim_random : seq<TAO_PEGTL_KEYWORD("random"), ws, must<sim_group>, ws, must<sim_value>> {};
 struct sim_residual : seq<TAO_PEGTL_KEYWORD("residual"), ws, must<sim_value>> {};

@@ -10,6 +10,12 @@
 // tau = -(shift_a + shift_b) / 2, whatever the answers' own quality. Each with a cluster
 // bootstrap over seeds. A declared contrast that is a sum of cell means (every DTI) gets
 // its judge's part: the gap times each cell's share of answers at a, through the contrast.
+//
+// A rubric check judges each sampled answer again with another rubric, as the answer to its
+// own prompt. Its shifts are what the other rubric changes at each level; their difference
+// shift_a - shift_b is the change of the a - b effect (0 for a judge whose level effect does
+// not depend on the rubric's wording or language) and their mean the rubric's overall
+// change. A contrast's change is each cell's shift at its levels, through the contrast.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -47,7 +53,20 @@ struct Sums {
   double shift(int side, std::size_t d) const { return n[side][d] > 0 ? sum[side][d] / n[side][d] : kNaN; }
   double gap(std::size_t d) const { return (shift(1, d) - shift(0, d)) / 2; }
   double loss(std::size_t d) const { return 0.0 - (shift(0, d) + shift(1, d)) / 2; }  // never -0
+  double effect_change(std::size_t d) const { return shift(0, d) - shift(1, d); }
+  double mean_shift(std::size_t d) const { return (shift(0, d) + shift(1, d)) / 2; }
 };
+
+// Names of what a check reports, by its kind: [0] and [1] per dimension, [2] per contrast
+// (the part of it, or its change) and [3] the contrast with it removed or under the rubric.
+struct Figures {
+  const char* names[4];
+};
+constexpr Figures kTranslationFigures{{"judge_gap", "translation_loss", "judge_part", "without_judge"}};
+constexpr Figures kRubricFigures{{"effect_change", "mean_shift", "change", "under_rubric"}};
+const Figures& figures_of(const InvarianceCheck& check) {
+  return check.translates() ? kTranslationFigures : kRubricFigures;
+}
 
 // A statistic of the seeds' summed parts, with its cluster-bootstrap interval over seeds.
 nlohmann::ordered_json interval(const Context& ctx, const std::string& key, const std::vector<Sums>& per_seed,
@@ -130,33 +149,46 @@ nlohmann::ordered_json contrast_part(const Context& ctx, const Compared& c, cons
   const double judged = contrast_value(contrast.value, shape, means);
   // The contrast's weight on each dimension's gap: its change when that dimension's cells
   // move by their share at a. Linear contrasts only: a doubled move must double it.
+  // For a rubric check, likewise its weight on each dimension's shift at b.
   const double base = contrast_value(contrast.value, shape, zero);
-  std::vector<double> weight(dims.size(), 0);
+  std::vector<double> weight(dims.size(), 0), weight_b(dims.size(), 0);
   bool linear = true;
-  for (std::size_t d = 0; d < dims.size(); ++d) {
+  auto weight_of = [&](std::size_t d, const std::function<double(std::size_t)>& share) {
     std::vector<double> once = zero, twice = zero;
     for (std::size_t k = 0; k < shape.cells.size(); ++k)
-      if (shape.cells[k].dim == dims[d]) once[k] = share_a[k], twice[k] = 2 * share_a[k];
-    weight[d] = contrast_value(contrast.value, shape, once) - base;
+      if (shape.cells[k].dim == dims[d]) once[k] = share(k), twice[k] = 2 * share(k);
+    const double w = contrast_value(contrast.value, shape, once) - base;
     const double doubled = contrast_value(contrast.value, shape, twice) - base;
-    linear = linear && std::isfinite(weight[d]) && std::abs(doubled - 2 * weight[d]) < 1e-9;
+    linear = linear && std::isfinite(w) && std::abs(doubled - 2 * w) < 1e-9;
+    return w;
+  };
+  for (std::size_t d = 0; d < dims.size(); ++d) {
+    weight[d] = weight_of(d, [&](std::size_t k) { return share_a[k]; });
+    if (!check.translates()) weight_b[d] = weight_of(d, [&](std::size_t k) { return 1 - share_a[k]; });
   }
+  const Figures& names = figures_of(check);
   nlohmann::ordered_json out{{"judged", json_number(judged)}};
   if (!linear || other_levels) {
-    out["note"] = !linear ? "not a sum of cell means: the judge's part is not defined for it"
-                          : "its cells hold answers at levels the check did not translate between";
+    out["note"] = !linear ? fmt::format("not a sum of cell means: its {} is not defined", names.names[2])
+                          : "its cells hold answers at levels the check does not compare";
     return out;
   }
   const std::vector<Sums> per_seed = seed_sums(c, check, dims, pairs);
   const nlohmann::ordered_json part = interval(ctx, key, per_seed, [&](const Sums& s) {
     double total = 0;
-    for (std::size_t d = 0; d < dims.size(); ++d)
-      if (weight[d] != 0) total += weight[d] * s.gap(d);
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      if (check.translates()) {
+        if (weight[d] != 0) total += weight[d] * s.gap(d);
+      } else {
+        if (weight[d] != 0) total += weight[d] * s.shift(0, d);
+        if (weight_b[d] != 0) total += weight_b[d] * s.shift(1, d);
+      }
+    }
     return total;
   });
-  out["judge_part"] = part;
+  out[names.names[2]] = part;
   const double estimate = part["estimate"].is_number() ? part["estimate"].get<double>() : kNaN;
-  out["without_judge"] = json_number(judged - estimate);
+  out[names.names[3]] = json_number(check.translates() ? judged - estimate : judged + estimate);
   return out;
 }
 
@@ -178,15 +210,21 @@ nlohmann::ordered_json run_invariance(const Context& ctx, const ast::AnalysisDec
                            {"judge", judge},
                            {"factor", factor.name},
                            {"levels", {level_a, level_b}},
-                           {"translator", check.translator.provider + "/" + check.translator.model},
+                           {"transformation", check.translates() ? "translate" : "rubric"},
                            {"sample", check.sample},
                            {"by", by}};
+  if (check.translates()) j["translator"] = check.translator.provider + "/" + check.translator.model;
+  else j["rubric"] = check.rubric;
+  const Figures& names = figures_of(check);
   const auto* judged_rows = ctx.scores.rows_of(judge);
   const auto* rejudged_rows = ctx.scores.rows_of(a.name.name);
   if (!judged_rows || !rejudged_rows || rejudged_rows->empty()) {
     const std::string why = !judged_rows ? fmt::format("no scores of judge '{}'", judge)
-                                         : "no translated answer has been judged again yet (mirac run translates and "
-                                           "judges the sample)";
+                            : check.translates() ? "no translated answer has been judged again yet (mirac run translates "
+                                                   "and judges the sample)"
+                                                 : fmt::format("no answer has been judged again with rubric '{}' yet "
+                                                               "(mirac run judges the sample)",
+                                                               check.rubric);
     ctx.diags.warning(a.name.range, fmt::format("analysis {}: {}", a.name.name, why));
     j["error"] = why;
     return j;
@@ -212,8 +250,9 @@ nlohmann::ordered_json run_invariance(const Context& ctx, const ast::AnalysisDec
   Table table{"invariance_" + a.name.name,
               {"part", "name", "group", "n_" + level_a, "n_" + level_b, "shift_" + level_a, "shift_" + level_a + "_lower",
                "shift_" + level_a + "_upper", "shift_" + level_b, "shift_" + level_b + "_lower",
-               "shift_" + level_b + "_upper", "judge_gap", "judge_gap_lower", "judge_gap_upper", "translation_loss",
-               "translation_loss_lower", "translation_loss_upper", "judged", "without_judge"},
+               "shift_" + level_b + "_upper", names.names[0], std::string(names.names[0]) + "_lower",
+               std::string(names.names[0]) + "_upper", names.names[1], std::string(names.names[1]) + "_lower",
+               std::string(names.names[1]) + "_upper", "judged", names.names[3]},
               {}};
   auto cells = [](const nlohmann::ordered_json& x) -> std::vector<std::string> {
     const double e = x["estimate"].is_number() ? x["estimate"].get<double>() : kNaN;
@@ -242,10 +281,15 @@ nlohmann::ordered_json run_invariance(const Context& ctx, const ast::AnalysisDec
       entry["n"] = {static_cast<std::size_t>(total.n[0][d]), static_cast<std::size_t>(total.n[1][d])};
       entry["shift"] = {{level_a, interval(ctx, key, per_seed, [d](const Sums& s) { return s.shift(0, d); })},
                         {level_b, interval(ctx, key, per_seed, [d](const Sums& s) { return s.shift(1, d); })}};
-      entry["judge_gap"] = interval(ctx, key, per_seed, [d](const Sums& s) { return s.gap(d); });
-      entry["translation_loss"] = interval(ctx, key, per_seed, [d](const Sums& s) { return s.loss(d); });
+      if (check.translates()) {
+        entry[names.names[0]] = interval(ctx, key, per_seed, [d](const Sums& s) { return s.gap(d); });
+        entry[names.names[1]] = interval(ctx, key, per_seed, [d](const Sums& s) { return s.loss(d); });
+      } else {
+        entry[names.names[0]] = interval(ctx, key, per_seed, [d](const Sums& s) { return s.effect_change(d); });
+        entry[names.names[1]] = interval(ctx, key, per_seed, [d](const Sums& s) { return s.mean_shift(d); });
+      }
       std::vector<std::string> row = {"dimension", dim, group_label(g), csv_number(total.n[0][d]), csv_number(total.n[1][d])};
-      for (const auto* part : {&entry["shift"][level_a], &entry["shift"][level_b], &entry["judge_gap"], &entry["translation_loss"]})
+      for (const auto* part : {&entry["shift"][level_a], &entry["shift"][level_b], &entry[names.names[0]], &entry[names.names[1]]})
         for (auto& cell : cells(*part)) row.push_back(std::move(cell));
       row.insert(row.end(), {"", ""});
       table.rows.push_back(std::move(row));
@@ -270,7 +314,7 @@ nlohmann::ordered_json run_invariance(const Context& ctx, const ast::AnalysisDec
       if (contrast->where && !rows_where(judged_ctx, *contrast->where, rows)) continue;  // reported at the condition
       std::vector<std::string> contrast_by;
       for (const auto& id : contrast->by) contrast_by.push_back(id.name);
-      // The gap of each group of the contrast, from the translated answers in that group.
+      // The gap (or shifts) of each group of the contrast, from the sampled answers in that group.
       std::vector<std::size_t> kept_pairs;
       std::set_intersection(rows.begin(), rows.end(), c.rows.begin(), c.rows.end(), std::back_inserter(kept_pairs));
       const std::vector<Group> pair_groups = group_rows(spec, c.judged, kept_pairs, contrast_by);
@@ -283,12 +327,12 @@ nlohmann::ordered_json run_invariance(const Context& ctx, const ast::AnalysisDec
                                    fmt::format("invariance/{}/{}/{}", a.name.name, contrast->name.name, group_label(g))));
         std::vector<std::string> row = {"contrast", contrast->name.name, group_label(g), "", ""};
         row.resize(11, "");
-        if (entry.contains("judge_part"))
-          for (auto& cell : cells(entry["judge_part"])) row.push_back(std::move(cell));
+        if (entry.contains(names.names[2]))
+          for (auto& cell : cells(entry[names.names[2]])) row.push_back(std::move(cell));
         row.resize(17, "");
         row.push_back(entry["judged"].is_number() ? csv_number(entry["judged"].get<double>()) : "");
-        row.push_back(entry.contains("without_judge") && entry["without_judge"].is_number()
-                          ? csv_number(entry["without_judge"].get<double>())
+        row.push_back(entry.contains(names.names[3]) && entry[names.names[3]].is_number()
+                          ? csv_number(entry[names.names[3]].get<double>())
                           : "");
         table.rows.push_back(std::move(row));
         groups.push_back(std::move(entry));

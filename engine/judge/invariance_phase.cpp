@@ -1,5 +1,5 @@
-// invariance_phase.cpp: translations and their judgments for `invariance` analyses
-// (invariance_phase.hpp).
+// invariance_phase.cpp: translations and the judgments of them, or the judgments with
+// another rubric, for `invariance` analyses (invariance_phase.hpp).
 #include "engine/judge/invariance_phase.hpp"
 
 #include <algorithm>
@@ -13,17 +13,25 @@ namespace mirac {
 
 namespace {
 
-// A sampled answer's stored answer and translation, as far as they go.
-struct Translated {
+// A sampled answer's stored answer and, for a translation check, its translation, as far
+// as they go: the text the judge is to score again.
+struct Transformed {
   std::shared_ptr<const Store::Brief> answer, translation;
   ModelCall call;  ///< the translation's request (built once the answer is stored)
-  bool usable() const { return translation && translation->status == "done" && !translation->truncated; }
+  bool translates = true;
+  bool answered() const { return answer && answer->status == "done"; }
+  bool cut() const { return translates && translation && translation->status == "done" && translation->truncated; }
+  bool usable() const {
+    return translates ? translation && translation->status == "done" && !translation->truncated : answered();
+  }
+  const std::string& text() const { return translates ? translation->text : answer->text; }
 };
 
-Translated translated(Store& store, const Plan& plan, const InvarianceCheck& check, const InvarianceItem& item) {
-  Translated t;
+Transformed transformed(Store& store, const Plan& plan, const InvarianceCheck& check, const InvarianceItem& item) {
+  Transformed t;
+  t.translates = check.translates();
   t.answer = store.brief(plan.requests[item.row].call.hash);
-  if (!t.answer || t.answer->status != "done") return t;
+  if (!t.answered() || !t.translates) return t;
   t.call = translation_call(check, item.target_level, t.answer->text);
   t.translation = store.brief(t.call.hash);
   return t;
@@ -40,6 +48,7 @@ InvarianceSummary check_one(const Audit& audit, Store& store, const InvarianceCh
   const Plan& plan = audit.plan();
   InvarianceSummary summary;
   summary.name = check.name;
+  summary.rubric = check.rubric;
   Diagnostics ignored;  // a `where` that cannot be evaluated is reported by mirac analyze
   std::vector<InvarianceItem> items;
   for (const InvarianceItem& item : invariance_sample(spec, plan, check, ignored))
@@ -50,8 +59,9 @@ InvarianceSummary check_one(const Audit& audit, Store& store, const InvarianceCh
   std::vector<ModelCall> calls;
   std::set<std::string> asked;
   for (const InvarianceItem& item : items) {
-    Translated t = translated(store, plan, check, item);
-    if (!t.answer || t.answer->status != "done") continue;
+    if (!check.translates()) break;
+    Transformed t = transformed(store, plan, check, item);
+    if (!t.answered()) continue;
     if (!t.translation || t.translation->status != "done")
       if (asked.insert(t.call.hash).second) calls.push_back(std::move(t.call));
   }
@@ -66,9 +76,9 @@ InvarianceSummary check_one(const Audit& audit, Store& store, const InvarianceCh
     }
   }
 
-  // The translations judged as answers to the other level's prompt, with repairs in rounds
-  // as the judge phase makes them.
-  const JudgeBuilder judge(spec, audit.sources(), check.judge);
+  // The translations judged as answers to the other level's prompt (or the answers judged
+  // with the other rubric), with repairs in rounds as the judge phase makes them.
+  const JudgeBuilder judge(spec, audit.sources(), check.judge, check.rubric);
   std::unique_ptr<SimulatedJudge> simulated = SimulatedJudge::make(spec, plan, judge);
   options.offline_replies = simulated ? simulated->replies() : OfflineReplies{};
   const int repairs = audit.options.repairs;
@@ -77,13 +87,13 @@ InvarianceSummary check_one(const Audit& audit, Store& store, const InvarianceCh
     calls.clear();
     asked.clear();
     for (const InvarianceItem& item : items) {
-      Translated t = translated(store, plan, check, item);
-      if (!t.answer || t.answer->status != "done") continue;
+      Transformed t = transformed(store, plan, check, item);
+      if (!t.answered()) continue;
       ++counts.answered;
-      if (t.translation && t.translation->status == "done" && t.translation->truncated) ++counts.cut;
+      counts.cut += t.cut();
       if (!t.usable()) continue;
       ++counts.translated;
-      JudgeState state = resolve_text_judging(spec, plan, judge, store, item.counterpart, t.translation->text, repairs);
+      JudgeState state = resolve_text_judging(spec, plan, judge, store, item.counterpart, t.text(), repairs);
       using Kind = JudgeState::Kind;
       counts.scored += state.kind == Kind::scored;
       counts.invalid += state.kind == Kind::invalid;
@@ -99,7 +109,8 @@ InvarianceSummary check_one(const Audit& audit, Store& store, const InvarianceCh
       take(state.pending_calls);
       if (round == 0) take(state.failed_calls);  // failed calls are sent once per run
     }
-    counts.name = summary.name, counts.sampled = summary.sampled, counts.rounds = std::move(summary.rounds);
+    counts.name = summary.name, counts.rubric = summary.rubric, counts.sampled = summary.sampled;
+    counts.rounds = std::move(summary.rounds);
     summary = std::move(counts);
     if (calls.empty() || round > repairs) break;
     if (hooks.on_phase) hooks.on_phase(round == 0 ? "judge " + check.name : "judge " + check.name + " repair " + std::to_string(round));
@@ -143,13 +154,13 @@ analyze::ScoreTable invariance_scores(const Spec& spec, const Plan& plan, const 
   analyze::ScoreTable table;
   table.path = store.path().string();
   table.rater = check.name;
-  const JudgeBuilder judge(spec, sources, check.judge);
+  const JudgeBuilder judge(spec, sources, check.judge, check.rubric);
   table.dims = judge.dims();
   Diagnostics ignored;  // reported by the analysis, which evaluates `where` itself
   for (const InvarianceItem& item : invariance_sample(spec, plan, check, ignored)) {
-    Translated t = translated(store, plan, check, item);
+    Transformed t = transformed(store, plan, check, item);
     if (!t.usable()) continue;
-    JudgeState state = resolve_text_judging(spec, plan, judge, store, item.counterpart, t.translation->text, max_repairs);
+    JudgeState state = resolve_text_judging(spec, plan, judge, store, item.counterpart, t.text(), max_repairs);
     if (state.kind != JudgeState::Kind::scored) continue;
     analyze::ScoreRow row = analyze::score_row_of(spec, plan, plan.requests[item.row]);
     row.scores = state.scores.scores;

@@ -1,7 +1,8 @@
 // invariance_phase.hpp: the invariance step of `mirac run` and the re-judged scores
 // `mirac analyze` reads (docs/judging.md, "Judge invariance"). After the judges, each
 // `invariance` analysis has its sampled answers translated into the other level of its
-// factor, then judged again as answers to the other level's prompt. Translations and
+// factor, then judged again as answers to the other level's prompt, or judged again with
+// its other rubric. Translations and
 // judgments are stored like every request: content-addressed, never paid twice, resumed by
 // the next run.
 #pragma once
@@ -18,9 +19,10 @@ namespace mirac {
 /// What one invariance check sent and where its sample stands.
 struct InvarianceSummary {
   std::string name;
+  std::string rubric;          ///< the check's other rubric; empty for a translation
   std::size_t sampled = 0;     ///< answers in the sample that this run selected
   std::size_t answered = 0;    ///< of them, with a stored answer
-  std::size_t translated = 0;  ///< with a usable translation
+  std::size_t translated = 0;  ///< with a usable translation (for a rubric: = answered)
   std::size_t cut = 0;         ///< translations cut at their token limit: left out
   std::size_t scored = 0;      ///< translations judged with a usable reply
   std::size_t invalid = 0, failed = 0, pending = 0;  ///< as JudgePhaseSummary counts them

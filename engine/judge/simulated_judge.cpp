@@ -31,7 +31,8 @@ std::optional<std::string> SimulatedJudge::reply(const std::string& hash, const 
   analyze::ScoreRow answer = analyze::score_row_of(spec_, plan_, plan_.requests[row->second.row]);
   if (answer.seed < 0) return std::nullopt;
   const std::vector<int>& text = row->second.text_levels;
-  const std::vector<double> scores = simulator_.judged_scores_of(answer, stream_, text.empty() ? nullptr : &text);
+  const std::string& rubric = judge_.rubric().name.name;
+  const std::vector<double> scores = simulator_.judged_scores_of(answer, stream_, text.empty() ? nullptr : &text, &rubric);
   // The offline judge's reply gives the shape (its keys, criteria, rationale); the declared
   // scores replace its own, whole and on the scale as a judge gives them.
   nlohmann::ordered_json out = nlohmann::ordered_json::parse(offline_judgment(system, user));

@@ -2,7 +2,11 @@
 // group, the mean shift of the judge's score when answers at each level are translated into
 // the other, the judge's gap between the levels and the translation's loss that the two
 // shifts separate, each with its interval; then each named contrast as judged, the judge's
-// part of it and what remains without it. The document's writers escape every cell.
+// part of it and what remains without it. A rubric check has the shifts under the other
+// rubric, the change of the level effect and each contrast's change. The document's
+// writers escape every cell.
+#include <array>
+
 #include <fmt/format.h>
 
 #include "engine/report/content.hpp"
@@ -22,6 +26,92 @@ std::string with_ci(const Json* figure) {
   return out;
 }
 
+void small_design_note(const Json& a, std::vector<Block>& out) {
+  if (const Json* small = member(&a, "small_design"); small && small->is_boolean() && small->get<bool>())
+    out.push_back(Note{fmt::format("Analysis {}: a group's sample covers fewer than 12 seeds; its intervals may cover "
+                                   "less than 95% (results.json gives each group's seeds).",
+                                   text(member(&a, "name")))});
+}
+
+// The named contrasts: as judged, the check's figure for each (`keys[0]`, with its interval)
+// and the contrast with it taken out or put in (`keys[1]`).
+void contrasts_table(const Json& a, std::string caption, const std::array<std::string, 2>& headers,
+                     const std::array<std::string, 2>& keys, std::vector<Block>& out) {
+  const Json* contrasts = member(&a, "contrasts");
+  if (!contrasts || !contrasts->is_array() || contrasts->empty()) return;
+  const std::string name = text(member(&a, "name"));
+  Table c;
+  c.caption = std::move(caption);
+  c.header = {"contrast", "group", "as judged", headers[0], headers[1]};
+  c.numeric = {false, false, true, true, true};
+  std::vector<std::string> notes;
+  for (const auto& entry : *contrasts) {
+    const Json* groups = member(&entry, "groups");
+    if (!groups || !groups->is_array()) continue;
+    const Json* cby = member(&entry, "by");
+    for (const auto& g : *groups) {
+      c.rows.push_back({text(member(&entry, "name")), group_values_label(g, cby), estimate(number(member(&g, "judged"))),
+                        with_ci(member(&g, keys[0])), estimate(number(member(&g, keys[1])))});
+      if (const Json* note = member(&g, "note"))
+        notes.push_back(fmt::format("Analysis {}, contrast {} ({}): {}.", name, text(member(&entry, "name")),
+                                    group_values_label(g, cby), text(note)));
+    }
+  }
+  out.push_back(std::move(c));
+  for (auto& n : notes) out.push_back(Note{std::move(n)});
+}
+
+// A rubric check: per dimension and group, the shift at each level when the answers are
+// judged again with the other rubric, the change of the level effect and the mean shift.
+void rubric_table(const Context& ctx, const Item& item, const Json& a, const std::string& la, const std::string& lb,
+                  const std::vector<std::string>& by_names, std::vector<Block>& out) {
+  const std::string name = text(member(&a, "name")), judge = text(member(&a, "judge"));
+  const std::string factor = text(member(&a, "factor")), rubric = text(member(&a, "rubric"));
+  const Json* by = member(&a, "by");
+  Table t;
+  t.caption = !item.title.empty()
+                  ? item.title
+                  : fmt::format("Analysis {}: does the {} effect judge {} finds depend on its rubric? Sampled answers "
+                                "at {} and {} were judged again with rubric {}. A shift is the mean change of the score "
+                                "at that level; the change of the effect ({} - {}) is their difference, the part of "
+                                "the {} effect that moves with the rubric, and the mean shift what the rubric changes "
+                                "at both; 95% intervals from a cluster bootstrap over seeds{}",
+                                name, factor, judge, level_label(ctx.spec, factor, la), level_label(ctx.spec, factor, lb),
+                                rubric, la, lb, factor, by_names.empty() ? "" : ", by " + join_by(by_names));
+  t.header = {"dimension"};
+  if (!by_names.empty()) t.header.push_back(join_by(by_names));
+  for (const std::string& h : {fmt::format("n ({}, {})", la, lb), fmt::format("shift at {}", la),
+                               fmt::format("shift at {}", lb), fmt::format("change of the effect {} - {}", la, lb),
+                               std::string("mean shift")})
+    t.header.push_back(h);
+  t.numeric.assign(t.header.size(), true);
+  t.numeric[0] = false;
+  if (!by_names.empty()) t.numeric[1] = false;
+  if (const Json* results = member(&a, "results"); results && results->is_array())
+    for (const auto& r : *results) {
+      std::vector<std::string> row = {dimension_label(ctx.spec, text(member(&r, "dimension")))};
+      if (!by_names.empty()) row.push_back(group_values_label(r, by));
+      const Json* n = member(&r, "n");
+      row.push_back(n && n->is_array() && n->size() == 2
+                        ? fmt::format("{}, {}", count(number(&(*n)[0])), count(number(&(*n)[1])))
+                        : kMissing);
+      const Json* shift = member(&r, "shift");
+      row.push_back(with_ci(member(shift, la)));
+      row.push_back(with_ci(member(shift, lb)));
+      row.push_back(with_ci(member(&r, "effect_change")));
+      row.push_back(with_ci(member(&r, "mean_shift")));
+      t.rows.push_back(std::move(row));
+    }
+  out.push_back(std::move(t));
+  small_design_note(a, out);
+  contrasts_table(a,
+                  fmt::format("Analysis {}: each contrast as judge {} scored it, its change when the answers are "
+                              "judged with rubric {} (each cell's shift at its levels, through the contrast), and its "
+                              "value under that rubric",
+                              name, judge, rubric),
+                  {"change", "under the rubric"}, {"change", "under_rubric"}, out);
+}
+
 }  // namespace
 
 void invariance_table(const Context& ctx, const Item& item, const Json& a, std::vector<Block>& out) {
@@ -36,6 +126,11 @@ void invariance_table(const Context& ctx, const Item& item, const Json& a, std::
   if (by && by->is_array())
     for (const auto& v : *by) by_names.push_back(text(&v));
 
+  const bool rubric = text(member(&a, "transformation")) == "rubric";
+  if (rubric) {
+    rubric_table(ctx, item, a, la, lb, by_names, out);
+    return;
+  }
   Table t;
   t.caption = !item.title.empty()
                   ? item.title
@@ -72,35 +167,13 @@ void invariance_table(const Context& ctx, const Item& item, const Json& a, std::
       t.rows.push_back(std::move(row));
     }
   out.push_back(std::move(t));
-  if (const Json* small = member(&a, "small_design"); small && small->is_boolean() && small->get<bool>())
-    out.push_back(Note{fmt::format("Analysis {}: a group's sample covers fewer than 12 seeds; its intervals may cover "
-                                   "less than 95% (results.json gives each group's seeds).",
-                                   name)});
-
-  const Json* contrasts = member(&a, "contrasts");
-  if (!contrasts || !contrasts->is_array() || contrasts->empty()) return;
-  Table c;
-  c.caption = fmt::format("Analysis {}: each contrast as judge {} scored it, the part of it that is the judge's gap "
-                          "between {} and {} (the gap of each dimension times the share of answers at {} in each of "
-                          "the contrast's cells), and the contrast without that part",
-                          name, judge, la, lb, la);
-  c.header = {"contrast", "group", "as judged", "judge's part", "without the judge's part"};
-  c.numeric = {false, false, true, true, true};
-  std::vector<std::string> notes;
-  for (const auto& entry : *contrasts) {
-    const Json* groups = member(&entry, "groups");
-    if (!groups || !groups->is_array()) continue;
-    const Json* cby = member(&entry, "by");
-    for (const auto& g : *groups) {
-      c.rows.push_back({text(member(&entry, "name")), group_values_label(g, cby), estimate(number(member(&g, "judged"))),
-                        with_ci(member(&g, "judge_part")), estimate(number(member(&g, "without_judge")))});
-      if (const Json* note = member(&g, "note"))
-        notes.push_back(fmt::format("Analysis {}, contrast {} ({}): {}.", name, text(member(&entry, "name")),
-                                    group_values_label(g, cby), text(note)));
-    }
-  }
-  out.push_back(std::move(c));
-  for (auto& n : notes) out.push_back(Note{std::move(n)});
+  small_design_note(a, out);
+  contrasts_table(a,
+                  fmt::format("Analysis {}: each contrast as judge {} scored it, the part of it that is the judge's gap "
+                              "between {} and {} (the gap of each dimension times the share of answers at {} in each "
+                              "of the contrast's cells), and the contrast without that part",
+                              name, judge, la, lb, la),
+                  {"judge's part", "without the judge's part"}, {"judge_part", "without_judge"}, out);
 }
 
 }  // namespace mirac::report

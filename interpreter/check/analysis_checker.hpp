@@ -70,6 +70,7 @@ class Checker {
   // judge, giving every dimension compared), and its own options.
   void invariance_analysis(const ast::AnalysisDecl& a) const;
   void invariance_option(const ast::AnalysisDecl& a, const ast::AnalysisOption& o) const;
+  void same_scale(const ast::RubricDecl& own, const ast::RubricDecl& other, const SourceRange& at) const;
   static const ast::AnalysisOption* find(const ast::AnalysisDecl& a, const std::string& key);
   void report(const ast::ReportDecl& r) const;
 

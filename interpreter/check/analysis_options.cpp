@@ -20,7 +20,8 @@ void Checker::analysis(const ast::AnalysisDecl& a) const {
       {"agreement", {"raters", "by", "where"}},
       {"criteria", {"rater", "compare", "by", "where"}},
       {"corrected", {"judge", "people", "by", "where", "contrasts", "flags", "certify", "method"}},
-      {"invariance", {"judge", "translate", "translator", "instruction", "sample", "by", "where", "contrasts"}}};
+      {"invariance",
+       {"judge", "translate", "translator", "instruction", "rubric", "across", "sample", "by", "where", "contrasts"}}};
   auto kind = kOptions.find(a.kind.name);
   if (kind == kOptions.end()) {
     std::string message = with_suggestion(fmt::format("unknown analysis '{}'", a.kind.name), a.kind.name,
@@ -100,7 +101,7 @@ void Checker::analysis(const ast::AnalysisDecl& a) const {
 void Checker::option(const ast::AnalysisDecl& a, const ast::AnalysisOption& o) const {
   const std::string& k = o.key.name;
   if (a.kind.name == "invariance" && (k == "judge" || k == "translate" || k == "translator" || k == "instruction" ||
-                                      k == "sample" || k == "where")) {
+                                      k == "rubric" || k == "across" || k == "sample" || k == "where")) {
     invariance_option(a, o);
     return;
   }

@@ -1,7 +1,8 @@
 // invariance_options.cpp: the options of an `invariance` analysis (judge invariance,
-// docs/judging.md): `judge NAME`, `translate FACTOR` or `translate FACTOR: a vs b`,
-// `translator PRESET("model")`, `instruction LEVEL: "..."`, `sample N` and a `where` that
-// reads no score, checked by the Checker of analysis_checker.hpp.
+// docs/judging.md): `judge NAME`; either `translate FACTOR` (or `FACTOR: a vs b`) with
+// `translator PRESET("model")` and `instruction LEVEL: "..."`, or `rubric NAME` with
+// `across FACTOR`; `sample N` and a `where` that reads no score, checked by the Checker of
+// analysis_checker.hpp.
 #include <algorithm>
 #include <set>
 
@@ -14,16 +15,34 @@ namespace mirac::check_detail {
 namespace {
 
 const char* const kTranslateForm = "write translate FACTOR (a factor of two levels) or translate FACTOR: a vs b";
+const char* const kAcrossForm = "write across FACTOR (a factor of two levels) or across FACTOR: a vs b";
 
 }  // namespace
 
 void Checker::invariance_analysis(const ast::AnalysisDecl& a) const {
-  for (const char* required : {"translate", "translator"})
-    if (!find(a, required))
-      diags_.error(a.kind.range, std::string(required) == "translate"
-                                     ? "invariance needs the factor whose levels the answers are translated between: "
-                                       "translate language"
-                                     : "invariance needs a translator model: translator openai(\"gpt-5.4\")");
+  const ast::AnalysisOption* translate = find(a, "translate");
+  const ast::AnalysisOption* rubric = find(a, "rubric");
+  if (translate && rubric) {
+    diags_.error(rubric->key.range, "invariance makes one change: translate or rubric, not both; declare an analysis "
+                                    "for each");
+  } else if (!translate && !rubric) {
+    diags_.error(a.kind.range, "invariance needs the change to judge the answers under: translate language (each answer "
+                               "in the other level) or rubric NAME (the same answers under another rubric)");
+  } else if (translate) {
+    if (!find(a, "translator"))
+      diags_.error(a.kind.range, "invariance needs a translator model: translator openai(\"gpt-5.4\")");
+    if (const ast::AnalysisOption* across = find(a, "across"))
+      diags_.error(across->key.range, "across is for a rubric check: translate names the factor itself");
+  } else {
+    if (!find(a, "across"))
+      diags_.error(a.kind.range, "a rubric check needs the factor whose levels it compares: across language, or across "
+                                 "language: zh vs en");
+    for (const char* only : {"translator", "instruction"})
+      if (const ast::AnalysisOption* o = find(a, only))
+        diags_.error(o->key.range, fmt::format("{} is for a translation check; a rubric check judges the answers "
+                                               "themselves",
+                                               only));
+  }
   std::string judge = spec_.scores_rater;
   if (const ast::AnalysisOption* o = find(a, "judge")) {
     if (o->values.size() != 1) return;  // reported with the option
@@ -38,19 +57,49 @@ void Checker::invariance_analysis(const ast::AnalysisDecl& a) const {
     return;
   }
   const std::string& rubric_name = spec_.judges[static_cast<std::size_t>(j)].rubric;
-  const ast::RubricDecl* rubric = spec_.find_rubric(rubric_name);
-  if (!rubric) return;
+  const ast::RubricDecl* own = spec_.find_rubric(rubric_name);
+  if (!own) return;
+  const ast::RubricDecl* other = nullptr;
+  if (rubric && rubric->values.size() == 1) {
+    other = spec_.find_rubric(name_of_expr(rubric->values[0].value));
+    if (other) same_scale(*own, *other, rubric->values[0].value.range);
+  }
   for (const auto& arg : a.args) {
     const std::string dim = name_of_expr(arg);
     if (dim.empty() || !dims_.count(dim)) continue;  // dim_arg said what it is
-    const auto found = std::find_if(rubric->dims.begin(), rubric->dims.end(),
-                                    [&](const ast::DimDecl& d) { return d.name.name == dim; });
-    if (found == rubric->dims.end())
-      diags_.error(arg.range, fmt::format("judge '{}' applies rubric '{}', which has no dimension {}", judge, rubric_name, dim));
-    else if (!found->asked_of_judge())
-      diags_.error(arg.range, fmt::format("the judge does not give {} ({}): there is no judge's score of it to compare",
-                                          dim, found->human_only() ? "people score it" : "it is derived from criteria"));
+    for (const ast::RubricDecl* r : {own, other}) {
+      if (!r) continue;
+      const auto found = std::find_if(r->dims.begin(), r->dims.end(), [&](const ast::DimDecl& d) { return d.name.name == dim; });
+      if (found == r->dims.end())
+        diags_.error(arg.range, r == own ? fmt::format("judge '{}' applies rubric '{}', which has no dimension {}", judge,
+                                                       rubric_name, dim)
+                                         : fmt::format("rubric '{}' has no dimension {} to judge again", r->name.name, dim));
+      else if (!found->asked_of_judge())
+        diags_.error(arg.range, fmt::format("rubric '{}' does not ask the judge for {} ({}): there is no judge's score of "
+                                            "it to compare",
+                                            r->name.name, dim, found->human_only() ? "people score it" : "it is derived from criteria"));
+    }
   }
+}
+
+// A rubric's scores compare with the judge's own only on the same scale, worst at the same end.
+void Checker::same_scale(const ast::RubricDecl& own, const ast::RubricDecl& other, const SourceRange& at) const {
+  auto bounds = [](const ast::RubricDecl& r) {
+    std::pair<double, double> out{1, 5};
+    if (const auto* range = r.scale ? std::get_if<ast::RangeLit>(&r.scale->node) : nullptr) {
+      const auto* lo = std::get_if<ast::NumberLit>(&range->lo->node);
+      const auto* hi = std::get_if<ast::NumberLit>(&range->hi->node);
+      if (lo && hi) out = {lo->value, hi->value};
+    }
+    return out;
+  };
+  auto worst = [](const ast::RubricDecl& r) { return r.worst ? r.worst->name : std::string("high"); };
+  const auto [lo, hi] = bounds(own);
+  const auto [other_lo, other_hi] = bounds(other);
+  if (lo != other_lo || hi != other_hi || worst(own) != worst(other))
+    diags_.error(at, fmt::format("rubric '{}' scores {}..{} (worst {}) and the judge's rubric '{}' {}..{} (worst {}): "
+                                 "scores compare only on one scale",
+                                 other.name.name, other_lo, other_hi, worst(other), own.name.name, lo, hi, worst(own)));
 }
 
 void Checker::invariance_option(const ast::AnalysisDecl& a, const ast::AnalysisOption& o) const {
@@ -67,9 +116,17 @@ void Checker::invariance_option(const ast::AnalysisDecl& a, const ast::AnalysisO
     else if (spec_.judge_index(name) < 0)
       diags_.error(o.values[0].value.range, with_suggestion(fmt::format("'{}' is not a judge", name.empty() ? "?" : name),
                                                             name, judges));
-  } else if (k == "translate") {
+  } else if (k == "rubric") {
+    const std::string name = o.values.size() == 1 && !o.values[0].label ? name_of_expr(o.values[0].value) : "";
+    std::vector<std::string> rubrics;
+    for (const auto& r : spec_.rubrics) rubrics.push_back(r.name.name);
+    if (name.empty())
+      diags_.error(o.range, "rubric names the rubric to judge the answers again with: rubric mira_zh");
+    else if (!spec_.find_rubric(name))
+      diags_.error(o.values[0].value.range, with_suggestion(fmt::format("'{}' is not a rubric", name), name, rubrics));
+  } else if (k == "translate" || k == "across") {
     if (o.values.size() != 1) {
-      diags_.error(o.range, kTranslateForm);
+      diags_.error(o.range, k == "across" ? kAcrossForm : kTranslateForm);
       return;
     }
     const ast::OptionValue& v = o.values[0];
@@ -84,20 +141,20 @@ void Checker::invariance_option(const ast::AnalysisDecl& a, const ast::AnalysisO
     const Factor& fac = spec_.factors[static_cast<std::size_t>(f)];
     if (!v.label) {
       if (fac.levels.size() != 2)
-        diags_.error(at, fmt::format("factor '{}' has {} levels: name the two to translate between, e.g. translate "
-                                     "{}: {} vs {}",
-                                     factor, fac.levels.size(), factor, fac.levels[0].name.name,
+        diags_.error(at, fmt::format("factor '{}' has {} levels: name the two to {}, e.g. {} {}: {} vs {}", factor,
+                                     fac.levels.size(), k == "across" ? "compare" : "translate between", k, factor,
+                                     fac.levels[0].name.name,
                                      fac.levels[std::min<std::size_t>(1, fac.levels.size() - 1)].name.name));
       return;
     }
     if (!v.versus) {
-      diags_.error(v.range, kTranslateForm);
+      diags_.error(v.range, k == "across" ? kAcrossForm : kTranslateForm);
       return;
     }
     level_of(factor, v.value);
     level_of(factor, *v.versus);
     if (name_of_expr(v.value) == name_of_expr(*v.versus))
-      diags_.error(v.versus->range, "translate names the same level twice: name two levels, a vs b");
+      diags_.error(v.versus->range, fmt::format("{} names the same level twice: name two levels, a vs b", k));
   } else if (k == "translator") {
     const auto* call = o.values.size() == 1 ? std::get_if<ast::Call>(&o.values[0].value.node) : nullptr;
     if (!call || call->args.size() != 1 || !std::holds_alternative<ast::StringLit>(call->args[0].node)) {

@@ -99,6 +99,12 @@ void check_simulate(const Spec& spec, Diagnostics& diags) {
     for (const auto& e : d.biases) {
       check_row_condition(spec, e.when, no_scores, diags);
       number_at_least(e.value, -kAny, kAny, "a judge's bias", diags);
+      if (e.rubric && !spec.find_rubric(e.rubric->name)) {
+        std::vector<std::string> rubrics;
+        for (const auto& r : spec.rubrics) rubrics.push_back(r.name.name);
+        diags.error(e.rubric->range, with_suggestion(fmt::format("'{}' is not a rubric", e.rubric->name),
+                                                     e.rubric->name, rubrics));
+      }
     }
     std::set<std::string> groups;
     for (const auto& r : d.randoms) {

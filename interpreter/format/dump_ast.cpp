@@ -217,7 +217,7 @@ std::string d_item(const char* key, const std::optional<ast::Expr>& e) {
 std::string d(const ast::SimulateDecl& s) {
   std::string dims = join(s.dims, " ", [](const ast::SimDim& x) {
     std::string effects = join(x.effects, " ", [](const ast::SimEffect& e) { return sx("effect", {dx(e.when), dx(e.value)}); });
-    std::string biases = join(x.biases, " ", [](const ast::SimEffect& e) { return sx("bias", {dx(e.when), dx(e.value)}); });
+    std::string biases = join(x.biases, " ", [](const ast::SimEffect& e) { return sx(e.rubric ? "bias under " + e.rubric->name : "bias", {dx(e.when), dx(e.value)}); });
     std::string randoms = join(x.randoms, " ", [](const ast::SimRandom& r) { return sx("random " + d_field(r.group), {dx(r.sd)}); });
     return sx("dim " + x.dim.name, {d_item("intercept", x.intercept), effects, biases, randoms, d_item("residual", x.residual),
                                     d_item("answer", x.answer), d_item("na", x.na_rate), d_item("na_when", x.na_when), d_item("round", x.round),

@@ -518,7 +518,7 @@ class Printer {
       }
       for (const auto& e : dm.biases) {
         flush_at(e.range);
-        line("bias " + ex(e.when) + ": " + ex(e.value));
+        line("bias " + ex(e.when) + (e.rubric ? " under " + e.rubric->name : "") + ": " + ex(e.value));
       }
       for (const auto& rnd : dm.randoms) {
         flush_at(rnd.range);

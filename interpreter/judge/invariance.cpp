@@ -45,6 +45,15 @@ bool translated_levels(const Spec& spec, const ast::AnalysisOption& o, Invarianc
   return out.level_a >= 0 && out.level_b >= 0 && out.level_a != out.level_b;
 }
 
+// `sample N` and `where`, the same for every transformation.
+void optional_options(const ast::AnalysisDecl& a, InvarianceCheck& c) {
+  if (const ast::AnalysisOption* sample = option(a, "sample"); sample && sample->values.size() == 1)
+    if (const auto* n = std::get_if<ast::NumberLit>(&sample->values[0].value.node); n && n->value >= 0)
+      c.sample = static_cast<std::size_t>(n->value);
+  if (const ast::AnalysisOption* where = option(a, "where"); where && where->values.size() == 1)
+    c.where = &where->values[0].value;
+}
+
 }  // namespace
 
 std::string default_translation_instruction(const Factor& factor, int level) {
@@ -68,7 +77,16 @@ std::vector<InvarianceCheck> invariance_checks(const Spec& spec) {
     const ast::AnalysisOption* judge = option(a, "judge");
     c.judge = spec.judge_index(judge && judge->values.size() == 1 ? rater_name(judge->values[0].value) : spec.scores_rater);
     const ast::AnalysisOption* translate = option(a, "translate");
-    if (c.judge < 0 || !translate || !translated_levels(spec, *translate, c)) continue;
+    const ast::AnalysisOption* rubric = option(a, "rubric");
+    const ast::AnalysisOption* levels = rubric ? option(a, "across") : translate;
+    if (c.judge < 0 || !levels || !translated_levels(spec, *levels, c)) continue;
+    if (rubric) {  // judged again with another rubric: no translation
+      c.rubric = rubric->values.size() == 1 ? word(rubric->values[0].value) : "";
+      if (!spec.find_rubric(c.rubric)) continue;
+      optional_options(a, c);
+      out.push_back(std::move(c));
+      continue;
+    }
     const ast::AnalysisOption* translator = option(a, "translator");
     const auto* call = translator && translator->values.size() == 1 ? std::get_if<ast::Call>(&translator->values[0].value.node)
                                                                      : nullptr;
@@ -95,11 +113,7 @@ std::vector<InvarianceCheck> invariance_checks(const Spec& spec) {
         const int level = v.label ? f.level_index(v.label->name) : -1;
         if (text && level >= 0) c.instructions[static_cast<std::size_t>(level)] = text->value;
       }
-    if (const ast::AnalysisOption* sample = option(a, "sample"); sample && sample->values.size() == 1)
-      if (const auto* n = std::get_if<ast::NumberLit>(&sample->values[0].value.node); n && n->value >= 0)
-        c.sample = static_cast<std::size_t>(n->value);
-    if (const ast::AnalysisOption* where = option(a, "where"); where && where->values.size() == 1)
-      c.where = &where->values[0].value;
+    optional_options(a, c);
     out.push_back(std::move(c));
   }
   return out;
@@ -159,8 +173,13 @@ std::vector<InvarianceItem> invariance_sample(const Spec& spec, const Plan& plan
       list.resize(check.sample);
     }
     for (const auto& [hash, p] : list) {
-      out.push_back({p->at[0], p->at[1], check.level_b});
-      out.push_back({p->at[1], p->at[0], check.level_a});
+      if (check.translates()) {
+        out.push_back({p->at[0], p->at[1], check.level_b});
+        out.push_back({p->at[1], p->at[0], check.level_a});
+      } else {  // each judged again as the answer to its own prompt
+        out.push_back({p->at[0], p->at[0], check.level_a});
+        out.push_back({p->at[1], p->at[1], check.level_b});
+      }
     }
   }
   std::sort(out.begin(), out.end(), [](const InvarianceItem& x, const InvarianceItem& y) { return x.row < y.row; });

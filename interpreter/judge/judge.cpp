@@ -71,10 +71,11 @@ void append_value(std::string& out, const std::string& key, const nlohmann::orde
 
 }  // namespace
 
-JudgeBuilder::JudgeBuilder(const Spec& spec, const SourceManager& sources, int judge)
+JudgeBuilder::JudgeBuilder(const Spec& spec, const SourceManager& sources, int judge, const std::string& rubric)
     : spec_(spec), sources_(sources), judge_(judge) {
-  rubric_ = find_rubric(spec, spec.judges.at(judge).rubric);
-  if (!rubric_) throw std::invalid_argument("judge '" + spec.judges.at(judge).name + "' has no rubric");
+  const std::string& applied = rubric.empty() ? spec.judges.at(judge).rubric : rubric;
+  rubric_ = find_rubric(spec, applied);
+  if (!rubric_) throw std::invalid_argument("judge '" + spec.judges.at(judge).name + "' has no rubric '" + applied + "'");
   for (const auto& d : rubric_->dims) dims_.push_back(d.name.name);
   if (rubric_->scale) {
     const auto& range = std::get<ast::RangeLit>(rubric_->scale->node);

@@ -22,7 +22,10 @@ class JudgeBuilder {
  public:
   /// `sources` gives the text of the rubric's `na when` and `against` expressions, which
   /// the instructions quote.
-  JudgeBuilder(const Spec& spec, const SourceManager& sources, int judge);
+  /// `rubric`, when not empty, replaces the judge's own rubric (an invariance check that
+  /// judges the same answers with another rubric): its requests are the judge's in every
+  /// other respect.
+  JudgeBuilder(const Spec& spec, const SourceManager& sources, int judge, const std::string& rubric = "");
 
   const Judge& judge() const { return spec_.judges[judge_]; }
   const ast::RubricDecl& rubric() const { return *rubric_; }

@@ -481,6 +481,9 @@ struct SimEffect {
   Expr when;
   Expr value;
   SourceRange range;
+  /// A bias's `under RUBRIC`: it applies only when the judge scores with that rubric
+  /// (an invariance check's `rubric`); without it, whatever rubric the judge applies.
+  std::optional<Ident> rubric = std::nullopt;
 };
 /// `random seed 0.64` or `random seed.category 0.2`: a normal random intercept with this
 /// SD, one draw per seed (or per value of the seed field).

@@ -534,7 +534,11 @@ class Builder {
         const Node& first = *di.children.at(0);
         if (di.is_type<g::sim_intercept>()) dim.intercept = expr(first);
         else if (di.is_type<g::sim_effect>()) dim.effects.push_back({expr(first), expr(*di.children.at(1)), range(di)});
-        else if (di.is_type<g::sim_bias>()) dim.biases.push_back({expr(first), expr(*di.children.at(1)), range(di)});
+        else if (di.is_type<g::sim_bias>()) {
+          const bool under = di.children.size() == 3;  // condition, rubric, value
+          dim.biases.push_back({expr(first), expr(*di.children.back()), range(di),
+                                under ? std::optional<ast::Ident>(ident(*di.children[1])) : std::nullopt});
+        }
         else if (di.is_type<g::sim_random>()) dim.randoms.push_back({field_path(first), expr(*di.children.at(1)), range(di)});
         else if (di.is_type<g::sim_residual>()) dim.residual = expr(first);
         else if (di.is_type<g::sim_answer>()) dim.answer = expr(first);

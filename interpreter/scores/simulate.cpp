@@ -126,6 +126,7 @@ Simulator::Simulator(const Spec& spec, std::vector<std::string> dims) : spec_(sp
   seed_ = static_cast<std::uint64_t>(number(spec.simulate->seed, 0));
   shape_.dims = dims_;
   const ast::RubricDecl* rubric = spec.scored_rubric();
+  if (rubric) scored_rubric_ = rubric->name.name;
   double lo = 1, hi = 5;
   if (rubric && rubric->scale) {
     const auto& range = std::get<ast::RangeLit>(rubric->scale->node);
@@ -151,7 +152,7 @@ Simulator::Simulator(const Spec& spec, std::vector<std::string> dims) : spec_(sp
     s.clip = boolean(decl->clip, true);
     s.lo = lo, s.hi = hi;
     for (const auto& e : decl->effects) s.effects.emplace_back(&e.when, number(e.value, 0));
-    for (const auto& e : decl->biases) s.biases.emplace_back(&e.when, number(e.value, 0));
+    for (const auto& e : decl->biases) s.biases.push_back({&e.when, number(e.value, 0), e.rubric ? e.rubric->name : ""});
     for (const auto& r : decl->randoms)
       s.randoms.push_back({r.group.level && r.group.level->name != "id" ? r.group.level->name : "", number(r.sd, 0)});
     if (decl->na_when) s.na_when = &*decl->na_when;
@@ -170,7 +171,9 @@ std::string Simulator::answer_name(const ScoreRow& row) const {
   return key;
 }
 
-Simulator::Prepared Simulator::prepare_row(const ScoreRow& row, const std::vector<int>* text_levels) const {
+Simulator::Prepared Simulator::prepare_row(const ScoreRow& row, const std::vector<int>* text_levels,
+                                           const std::string* rubric) const {
+  const std::string& scoring = rubric ? *rubric : scored_rubric_;
   Prepared p;
   p.key = fnv1a(answer_name(row));
   ScoreRow blank = row;
@@ -184,8 +187,8 @@ Simulator::Prepared Simulator::prepare_row(const ScoreRow& row, const std::vecto
     double mean = s.intercept;
     for (const auto& [when, value] : s.effects)
       if (truthy(evaluate(*when, scope))) mean += value;
-    for (const auto& [when, value] : s.biases)
-      if (truthy(evaluate(*when, text_scope))) mean += value;
+    for (const auto& bias : s.biases)
+      if ((bias.rubric.empty() || bias.rubric == scoring) && truthy(evaluate(*bias.when, text_scope))) mean += bias.value;
     p.mean.push_back(mean);
     for (const auto& r : s.randoms) {
       auto f = seed.fields.find(r.field);
@@ -291,9 +294,9 @@ std::vector<double> Simulator::scores_of(const ScoreRow& row, std::uint64_t stre
 }
 
 std::vector<double> Simulator::judged_scores_of(const ScoreRow& row, std::uint64_t stream,
-                                                const std::vector<int>* text_levels) const {
+                                                const std::vector<int>* text_levels, const std::string* rubric) const {
   std::vector<double> out;
-  draw_row(row, prepare_row(row, text_levels), stream, out, 0, false);
+  draw_row(row, prepare_row(row, text_levels, rubric), stream, out, 0, false);
   return out;
 }
 

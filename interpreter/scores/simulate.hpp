@@ -32,8 +32,14 @@ struct SimulatedDimension {
   bool round = true, clip = true;
   double lo = 1, hi = 5;  ///< the rubric's scale
   std::vector<std::pair<const ast::Expr*, double>> effects;
-  /// `bias COND: VALUE`: the judge's own, read against the cell of the text judged.
-  std::vector<std::pair<const ast::Expr*, double>> biases;
+  /// `bias COND: VALUE`: the judge's own, read against the cell of the text judged; with
+  /// `under RUBRIC`, only when the judge scores with that rubric.
+  struct Bias {
+    const ast::Expr* when = nullptr;
+    double value = 0;
+    std::string rubric;  ///< empty: under any rubric
+  };
+  std::vector<Bias> biases;
   struct Random {
     std::string field;  ///< "" for one intercept per seed, else a seed field
     double sd = 0;
@@ -83,9 +89,12 @@ class Simulator {
   /// judge's N/A must follow the rubric), so those answers keep their drawn score.
   /// `text_levels` (a level per factor) is the cell of the text the judge reads when it is
   /// not the answer's own (an answer translated into another language, judged again): the
-  /// block's `bias` terms are read there, everything else at the answer's cell.
+  /// block's `bias` terms are read there, everything else at the answer's cell. `rubric`
+  /// names the rubric the judge scores with when it is not the analyses' (an invariance
+  /// check's `rubric`): the biases `under` it apply, those under another do not.
   std::vector<double> judged_scores_of(const ScoreRow& row, std::uint64_t stream,
-                                       const std::vector<int>* text_levels = nullptr) const;
+                                       const std::vector<int>* text_levels = nullptr,
+                                       const std::string* rubric = nullptr) const;
   /// The key an answer's draws are made from: seed id, model, arm and levels by name.
   std::string answer_name(const ScoreRow& row) const;
 
@@ -96,7 +105,8 @@ class Simulator {
     std::vector<signed char> na;         ///< per simulated dimension: 1 N/A, 0 not, -1 read per draw
     std::uint64_t key = 0;
   };
-  Prepared prepare_row(const ScoreRow& row, const std::vector<int>* text_levels = nullptr) const;
+  Prepared prepare_row(const ScoreRow& row, const std::vector<int>* text_levels = nullptr,
+                       const std::string* rubric = nullptr) const;
   void draw_row(const ScoreRow& row, const Prepared& p, std::uint64_t stream, std::vector<double>& out,
                 std::size_t answer = 0, bool block_na = true) const;
 
@@ -104,6 +114,7 @@ class Simulator {
   std::vector<std::string> dims_;
   std::vector<SimulatedDimension> sim_;
   std::uint64_t seed_ = 0;
+  std::string scored_rubric_;  ///< the rubric of the analyses' scores: the one biases apply under by default
   ScoreTable shape_;  ///< dims only: the table RowScope reads scores through
   std::vector<ScoreRow> rows_;
   std::vector<Prepared> mean_;

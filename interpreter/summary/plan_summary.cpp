@@ -124,6 +124,7 @@ PlanCounts count_plan(const Spec& spec, const Plan& plan, const SourceManager* s
   c.input_tokens = std::llround(total_in);
   c.max_output_tokens = std::llround(total_out);
   if (sources) c.judging = forecast_judging(spec, plan, *sources);
+  if (sources) c.invariance = forecast_invariance(spec, plan, *sources);
   return c;
 }
 
@@ -162,6 +163,16 @@ nlohmann::ordered_json forecast_json(const Spec& spec, const PlanCounts& c) {
       judging.push_back(std::move(row));
     }
     j["judging"] = judging;
+  }
+  if (c.invariance && !c.invariance->empty()) {
+    nlohmann::ordered_json checks = nlohmann::ordered_json::array();
+    for (const auto& f : *c.invariance) {
+      nlohmann::ordered_json row{{"analysis", f.name}, {"translations", f.translations}, {"judgments", f.judgments},
+                                 {"max_input_tokens", f.max_input_tokens}, {"max_output_tokens", f.max_output_tokens}};
+      if (f.max_cost_usd) row["max_cost_usd"] = *f.max_cost_usd;
+      checks.push_back(std::move(row));
+    }
+    j["invariance"] = checks;
   }
   return j;
 }
@@ -273,6 +284,12 @@ std::string plan_summary_text(const Spec& spec, const Plan& plan, const SourceMa
   out += tokens_line(c, spec.models.size());
   if (c.judging)
     for (const auto& f : *c.judging) out += judging_line(f, plan.requests.size());
+  if (c.invariance)
+    for (const auto& f : *c.invariance)
+      out += fmt::format("invariance   ~{} in at most, at most {} out{} ({}: {}{} judgments; repairs not counted)\n",
+                         f.max_input_tokens, f.max_output_tokens,
+                         f.max_cost_usd ? fmt::format("; cost at most ${:.2f}", *f.max_cost_usd) : "; no price", f.name,
+                         f.translations ? fmt::format("{} translations, ", f.translations) : "", f.judgments);
   out += "\nby model\n";
   for (std::size_t m = 0; m < spec.models.size(); ++m) {
     const Model& model = spec.models[m];

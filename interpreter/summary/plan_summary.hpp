@@ -12,6 +12,7 @@
 #include "interpreter/model/source.hpp"
 #include "interpreter/model/spec.hpp"
 #include "interpreter/plan/plan.hpp"
+#include "interpreter/summary/invariance_forecast.hpp"
 
 namespace mirac {
 
@@ -46,6 +47,7 @@ struct PlanCounts {
   double max_cost_usd = 0, max_cost_usd_batch = 0;  ///< over the priced models
   std::vector<std::string> unpriced_models;
   std::optional<std::vector<JudgingForecast>> judging;  ///< with the sources only
+  std::optional<std::vector<InvarianceForecast>> invariance;  ///< with the sources only
 };
 
 /// The share of the list price a batch request costs at a provider (1: no batch API).

@@ -4,7 +4,9 @@
 // in Chinese on D1 (`effect`). The check samples answer pairs, has each answer translated
 // into the other language and judged again as the answer to that language's prompt. It
 // must recover the bias on D1 and none on D2, split the LANG contrast into the judge's part
-// and the rest, and a second run must send nothing.
+// and the rest, and a second run must send nothing. The fixture's rubric check judges its
+// sample again with the rubric in Chinese, under which the judge plants more: it must find
+// the change of the language effect on D1 and only a common shift on D2.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -20,6 +22,7 @@
 #include "cli/cli.hpp"
 #include "interpreter/driver.hpp"
 #include "interpreter/judge/invariance.hpp"
+#include "interpreter/summary/plan_summary.hpp"
 
 #include "tests/simulate/simulate_support.hpp"
 
@@ -54,7 +57,7 @@ TEST_CASE("invariance sample: pairs of one seed and cell at both levels, the sam
   INFO(c->diags.all().size());
   REQUIRE(c->ok());
   const auto checks = mirac::invariance_checks(c->spec);
-  REQUIRE(checks.size() == 1);
+  REQUIRE(checks.size() == 2);  // inv, then the rubric check rub
   const mirac::InvarianceCheck& check = checks[0];
   CHECK(check.name == "inv");
   CHECK(check.sample == 150);
@@ -87,6 +90,57 @@ TEST_CASE("invariance sample: pairs of one seed and cell at both levels, the sam
   std::set<std::size_t> more;
   for (const auto& item : mirac::invariance_sample(c->spec, c->plan, larger, diags)) more.insert(item.row);
   for (std::size_t r : rows) CHECK(more.count(r) == 1);
+}
+
+TEST_CASE("a rubric check samples pairs and judges each answer again as the answer to its own prompt") {
+  mirac::CheckOptions options;
+  options.offline = true;
+  auto c = mirac::compile(fixture("invariance.audit"), options);
+  REQUIRE(c->ok());
+  const auto checks = mirac::invariance_checks(c->spec);
+  REQUIRE(checks.size() == 2);
+  const mirac::InvarianceCheck& check = checks[1];
+  CHECK(check.name == "rub");
+  CHECK(check.rubric == "plain_zh");
+  CHECK(!check.translates());
+  mirac::Diagnostics diags;
+  const auto items = mirac::invariance_sample(c->spec, c->plan, check, diags);
+  REQUIRE(items.size() == 300);
+  const int language = c->spec.factor_index("language");
+  int zh = 0;
+  for (const auto& item : items) {
+    CHECK(item.counterpart == item.row);
+    CHECK(item.target_level == c->plan.prompts[c->plan.requests[item.row].prompt].levels[language]);
+    zh += item.target_level == check.level_a;
+  }
+  CHECK(zh == 150);
+}
+
+TEST_CASE("mirac plan forecasts each invariance check's translations and judgments") {
+  auto c = mirac::compile(fixture("invariance.audit"), mirac::CheckOptions{});
+  REQUIRE(c->ok());
+  const nlohmann::ordered_json j = mirac::plan_summary(c->spec, c->plan, &c->sources);
+  const auto& checks = j.at("forecast").at("invariance");
+  REQUIRE(checks.size() == 2);
+  const auto& inv = checks[0];
+  const auto& rub = checks[1];
+  CHECK(inv.at("analysis") == "inv");
+  CHECK(inv.at("translations") == 300);
+  CHECK(inv.at("judgments") == 300);
+  CHECK(rub.at("analysis") == "rub");
+  CHECK(rub.at("translations") == 0);
+  CHECK(rub.at("judgments") == 300);
+  // Out: a translation at most 4096 tokens, a judgment at most the judge's limit (1024).
+  CHECK(inv.at("max_output_tokens") == 300 * 4096 + 300 * 1024);
+  CHECK(rub.at("max_output_tokens") == 300 * 1024);
+  // Both priced (the stdlib's list prices for the translator and the judge), the rubric
+  // check for less: it translates nothing.
+  REQUIRE(inv.contains("max_cost_usd"));
+  REQUIRE(rub.contains("max_cost_usd"));
+  CHECK(rub.at("max_cost_usd").get<double>() < inv.at("max_cost_usd").get<double>());
+  const std::string text = mirac::plan_summary_text(c->spec, c->plan, &c->sources);
+  CHECK(text.find("(inv: 300 translations, 300 judgments;") != std::string::npos);
+  CHECK(text.find("(rub: 300 judgments;") != std::string::npos);
 }
 
 TEST_CASE("invariance recovers a judge's planted bias against one language, and a rerun sends nothing") {
@@ -151,6 +205,39 @@ TEST_CASE("invariance recovers a judge's planted bias against one language, and 
   page << html.rdbuf();
   CHECK(page.str().find("judge&#39;s gap zh - en") != std::string::npos);
 
+  // The rubric check: the same kind of sample, each answer judged again with plain_zh as
+  // the answer to its own prompt. Under plain_zh the judge marks Chinese answers down by
+  // another 0.4 on D1 and every answer by 0.3 on D2.
+  CHECK(run.out.find("invariance rub: 300 sampled answers, 300 judged again with rubric plain_zh, 0 unusable replies, 0 "
+                     "failed, 0 pending") != std::string::npos);
+  const nlohmann::json* rub = nullptr;
+  for (const auto& a : r.at("analyses"))
+    if (a.at("name") == "rub") rub = &a;
+  REQUIRE(rub != nullptr);
+  INFO(rub->dump(1));
+  REQUIRE(!rub->contains("error"));
+  CHECK(rub->at("transformation") == "rubric");
+  CHECK(rub->at("rubric") == "plain_zh");
+  CHECK(!rub->contains("translator"));
+  for (const auto& d : rub->at("results")) {
+    CAPTURE(d.at("dimension"));
+    const bool d1 = d.at("dimension") == "D1";
+    CHECK(d.at("n") == nlohmann::json::array({150, 150}));
+    CHECK(std::fabs(estimate(d.at("shift").at("zh")) - (d1 ? 0.4 : 0.3)) < 0.15);
+    CHECK(std::fabs(estimate(d.at("shift").at("en")) - (d1 ? 0.0 : 0.3)) < 0.15);
+    CHECK(covers(d.at("effect_change"), d1 ? 0.4 : 0.0));
+    CHECK(covers(d.at("mean_shift"), d1 ? 0.2 : 0.3));
+  }
+  for (const auto& c : rub->at("contrasts")) {
+    const auto& g = c.at("groups").at(0);
+    CAPTURE(c.at("name"));
+    // LANG moves by the change of the language effect; LANG_D2 not at all, since D2's
+    // shift is the same at both levels.
+    CHECK(covers(g.at("change"), c.at("name") == "LANG" ? 0.4 : 0.0));
+    CHECK(std::fabs(g.at("judged").get<double>() + estimate(g.at("change")) - g.at("under_rubric").get<double>()) < 1e-9);
+  }
+  CHECK(page.str().find("change of the effect zh - en") != std::string::npos);
+
   // Nothing is translated or judged twice.
   Cli again = cli(run_args);
   INFO(again.out << again.err);
@@ -158,5 +245,7 @@ TEST_CASE("invariance recovers a judge's planted bias against one language, and 
   CHECK(again.out.find("invariance inv: 300 sampled answers, 300 translated, 300 judged again") != std::string::npos);
   CHECK(again.err.find("translate for inv") == std::string::npos);
   CHECK(again.err.find("judge inv") == std::string::npos);
+  CHECK(again.out.find("invariance rub: 300 sampled answers, 300 judged again with rubric plain_zh") != std::string::npos);
+  CHECK(again.err.find("judge rub") == std::string::npos);
   fs::remove_all(store);
 }
