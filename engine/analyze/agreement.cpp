@@ -120,9 +120,8 @@ nlohmann::ordered_json run_agreement(const Context& ctx, const ast::AnalysisDecl
                             "as `mirac run` writes it)", r)
         : is_human_rater(r) ? fmt::format("no scores of rater '{}' yet (mirac annotate sample, then mirac annotate import)", r)
                             : fmt::format("no scores of rater '{}' yet", r);
-    ctx.diags.warning(a.name.range, fmt::format("analysis {}: {}", a.name.name, why));
     j["raters"] = raters;
-    j["error"] = why;
+    report_missing_scores(ctx, a, r, why, j);
     return j;
   }
   // The answers are every answer any rater scored, so that no statistic depends on the

@@ -1,13 +1,62 @@
 // analyses.cpp: runs every `analysis` of the spec, by kind. One analysis that fails does
 // not take the others down: its failure becomes its entry in results.json and an error at
-// its declaration, and the rest are computed.
+// its declaration, and the rest are computed. The analyses that wait for people's scores
+// are said once, together, with how to add the scores.
 #include <exception>
+#include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "engine/analyze/parts.hpp"
 
 namespace mirac::analyze {
+
+namespace {
+
+// "a", "a and b", "a, b and c".
+std::string listed(const std::vector<std::string>& names) {
+  if (names.size() < 2) return names.empty() ? "" : names.front();
+  std::vector<std::string> head(names.begin(), names.end() - 1);
+  return fmt::format("{} and {}", fmt::join(head, ", "), names.back());
+}
+
+// Before anyone has scored answers, every analysis that compares a judge with people is
+// empty: expected, and no fault of the run. Said once per rater, at the first such
+// analysis, as a note rather than as a warning per analysis, with how to add the scores.
+void say_missing_people_scores(const Context& ctx, const nlohmann::ordered_json& list) {
+  std::map<std::string, std::vector<std::string>> waiting;  // rater -> analyses
+  for (const auto& entry : list)
+    if (entry.contains("missing_scores"))
+      waiting[entry["missing_scores"].get<std::string>()].push_back(entry["name"].get<std::string>());
+  for (const auto& [rater, names] : waiting) {
+    SourceRange at;
+    for (const auto& a : ctx.spec.analyses)
+      if (a.name.name == names.front()) at = a.name.range;
+    const std::string analyses = fmt::format("{} {} {}", names.size() == 1 ? "analysis" : "analyses", listed(names),
+                                             names.size() == 1 ? "stays" : "stay");
+    // No rows at all for the rater: the scores came from a file without them.
+    if (!ctx.scores.rows_of(rater)) {
+      ctx.diags.remark(at, fmt::format("the scores file has no people's scores (no rows of rater '{}'), so {} empty; "
+                                       "the other results do not need them",
+                                       rater, analyses));
+      ctx.diags.note(fmt::format("to add them, give people's scores as rows whose 'rater' column is '{}' (as `mirac "
+                                 "run` and `mirac analyze` write results/scores.csv after `mirac annotate import`), then "
+                                 "`mirac analyze SPEC --scores FILE` again (docs/judging.md, \"Human annotation\")",
+                                 rater));
+      continue;
+    }
+    ctx.diags.remark(at, fmt::format("no people's scores yet (rater '{}'), so {} empty until people score answers; "
+                                     "that is expected before annotation, and the other results do not need them",
+                                     rater, analyses));
+    ctx.diags.note("to add them: `mirac annotate sample SPEC` draws the answers to score (a page and a sheet), "
+                   "`mirac annotate import SPEC SHEET --annotator NAME` stores each person's scores, and `mirac analyze "
+                   "SPEC` fills these analyses; or pass a scores file that has them, `mirac analyze SPEC --scores FILE` "
+                   "(docs/judging.md, \"Human annotation\")");
+  }
+}
+
+}  // namespace
 
 void add_analyses(const Context& ctx, Output& out) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
@@ -49,6 +98,7 @@ void add_analyses(const Context& ctx, Output& out) {
                        "scores)", a.name.name));
     }
   }
+  say_missing_people_scores(ctx, list);
   out.json["analyses"] = std::move(list);
 }
 

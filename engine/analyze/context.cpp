@@ -197,6 +197,13 @@ std::string group_label(const Group& g) {
   return s;
 }
 
+void report_missing_scores(const Context& ctx, const ast::AnalysisDecl& a, const std::string& rater, const std::string& why,
+                           nlohmann::ordered_json& entry) {
+  entry["error"] = why;
+  if (is_human_rater(rater)) entry["missing_scores"] = rater;
+  else ctx.diags.warning(a.name.range, fmt::format("analysis {}: {}", a.name.name, why));
+}
+
 void warn_small_designs(const Context& ctx, const ast::AnalysisDecl& a, std::size_t count) {
   if (count == 0) return;
   ctx.diags.warning(a.name.range,

@@ -48,6 +48,14 @@ struct Context {
 void report_unsupported(const Context& ctx, const ast::AnalysisDecl& a, const std::string& reason,
                         nlohmann::ordered_json& entry);
 
+/// An analysis that cannot run without `rater`'s scores (`why`, which becomes `entry`'s
+/// "error"). People's scores (rater `human` or `human.NAME`) come after the run, so their
+/// absence is no problem of it: `entry` gets "missing_scores" and add_analyses says once,
+/// for every such analysis, what that means and how to add them. Any other rater is warned
+/// about at the analysis.
+void report_missing_scores(const Context& ctx, const ast::AnalysisDecl& a, const std::string& rater, const std::string& why,
+                           nlohmann::ordered_json& entry);
+
 /// Warns that `count` of the analysis's intervals rest on fewer seeds than
 /// stats::kSmallestVerifiedClusters (nothing when `count` is 0).
 void warn_small_designs(const Context& ctx, const ast::AnalysisDecl& a, std::size_t count);

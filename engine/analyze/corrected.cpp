@@ -198,11 +198,13 @@ nlohmann::ordered_json dimension_group(const Setup& s, const std::string& dim, i
   return entry;
 }
 
-// Why there is nothing to correct yet, or "" when both raters have scores.
-std::string missing_scores(const Context& ctx, const std::string& judge, const std::string& people) {
+// Why there is nothing to correct yet, or "" when both raters have scores; `rater` is the
+// one without.
+std::string missing_scores(const Context& ctx, const std::string& judge, const std::string& people, std::string& rater) {
   for (const std::string& r : {judge, people}) {
     const auto* rows = ctx.scores.rows_of(r);
     if (rows && !rows->empty()) continue;
+    rater = r;
     if (!rows)
       return fmt::format("no scores of rater '{}' (a scores file holds several raters' scores in a 'rater' column, as "
                          "`mirac run` writes it)", r);
@@ -232,10 +234,10 @@ nlohmann::ordered_json run_corrected(const Context& ctx, const ast::AnalysisDecl
                            {"judge", judge},
                            {"people", people},
                            {"method", method == stats::PpiMethod::ppi ? "ppi" : "power_tuned"}};
-  if (const std::string why = missing_scores(ctx, judge, people); !why.empty()) {
+  std::string missing;
+  if (const std::string why = missing_scores(ctx, judge, people, missing); !why.empty()) {
     // People score after the run: not an error of the run, and said as agreement says it.
-    ctx.diags.warning(a.name.range, fmt::format("analysis {}: {}", a.name.name, why));
-    j["error"] = why;
+    report_missing_scores(ctx, a, missing, why, j);
     return j;
   }
   Setup s{ctx, a, judge, people, method, certify_rules(find_option(a.options, "certify")),
