@@ -292,6 +292,8 @@ void analyses_item(const Context& ctx, const Item& item, std::vector<Block>& out
       continue;
     }
     const std::string kind = text(member(a, "kind"));
+    // What is empty for want of people's scores or of external data says how to supply them.
+    if (missing_people_scores(item, *a, out) || missing_external_data(ctx, item, *a, out)) continue;
     if (const Json* error = member(a, "error")) {
       const bool skipped = member(a, "skipped") != nullptr;
       out.push_back(Note{fmt::format("Analysis {} ({}) {}: {}", name, kind,
@@ -305,7 +307,7 @@ void analyses_item(const Context& ctx, const Item& item, std::vector<Block>& out
     else if (kind == "clmm") clmm_analysis(ctx, item, *a, spec_where(ctx.spec, name), out);
     else if (kind == "wilcoxon") wilcoxon(ctx.spec, item, *a, out);
     else if (kind == "paired") paired(item, *a, out);
-    else if (kind == "spearman") spearman_analysis(item, *a, out);
+    else if (kind == "spearman") spearman_analysis(ctx, item, *a, out);
     else if (kind == "agreement") agreement_table(item, *a, out);
     else if (kind == "criteria") criteria_table(item, *a, out);
     else if (kind == "corrected") corrected_table(ctx, item, *a, out);

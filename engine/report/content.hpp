@@ -59,7 +59,7 @@ void seeds_item(const Context& ctx, const Item& item, std::vector<Block>& out);
 void agreement_table(const Item& item, const Json& analysis, std::vector<Block>& out);
 /// A spearman analysis (spearman.cpp): its table of rho per dimension, or as a figure the
 /// groups' ranks on both sides, one figure per dimension.
-void spearman_analysis(const Item& item, const Json& analysis, std::vector<Block>& out);
+void spearman_analysis(const Context& ctx, const Item& item, const Json& analysis, std::vector<Block>& out);
 /// A clmm analysis (clmm.cpp): coefficients on the log-odds scale, with what their sign
 /// means for the rubric, and the thresholds. `where` is the analysis's " where ..." or "".
 void clmm_analysis(const Context& ctx, const Item& item, const Json& analysis, const std::string& where,
@@ -70,6 +70,18 @@ void criteria_table(const Item& item, const Json& analysis, std::vector<Block>& 
 /// side, with people's sample size and the certification.
 void corrected_table(const Context& ctx, const Item& item, const Json& analysis, std::vector<Block>& out);
 void invariance_table(const Context& ctx, const Item& item, const Json& analysis, std::vector<Block>& out);
+
+/// An analysis that waits for people's scores (results.json "missing_scores"): an empty
+/// table in its place that says so and how to add them (empty_tables.cpp). False, and
+/// nothing added, for any other analysis.
+bool missing_people_scores(const Item& item, const Json& analysis, std::vector<Block>& out);
+/// A spearman analysis without the external values it correlates with (its file could not
+/// be read, or it holds values for fewer than 3 of the audit's groups on every dimension):
+/// an empty table in its place that says what the file must hold. False otherwise.
+bool missing_external_data(const Context& ctx, const Item& item, const Json& analysis, std::vector<Block>& out);
+/// What a spearman analysis's external file must hold: its name, one row per `by` group,
+/// and its columns as the spec's `against` maps them.
+std::string external_file_needs(const Spec& spec, const Json& analysis);
 
 /// The notes and tables ahead of the items about the answers behind them (answers.cpp):
 /// unscored ones (results.json `coverage`), marked ones (`answers_marked`).

@@ -68,7 +68,7 @@ void spearman_figures(const Item& item, const Json& a, const std::vector<std::st
 
 }  // namespace
 
-void spearman_analysis(const Item& item, const Json& a, std::vector<Block>& out) {
+void spearman_analysis(const Context& ctx, const Item& item, const Json& a, std::vector<Block>& out) {
   const std::string name = text(member(&a, "name"));
   std::vector<std::string> by;
   if (const Json* b = member(&a, "by"); b && b->is_array())
@@ -85,8 +85,10 @@ void spearman_analysis(const Item& item, const Json& a, std::vector<Block>& out)
   t.numeric = {false, true, true, true, true, true};
   if (const Json* results = member(&a, "results"); results && results->is_array())
     for (const auto& r : *results) {
-      if (member(&r, "error"))
-        out.push_back(Note{fmt::format("Analysis {}, {}: {}.", name, text(member(&r, "dimension")), text(member(&r, "error")))});
+      if (member(&r, "error"))  // with what would give it the groups it lacks
+        out.push_back(Note{fmt::format("Analysis {}, {}: {}; to add groups, supply {}.", name,
+                                       text(member(&r, "dimension")), text(member(&r, "error")),
+                                       external_file_needs(ctx.spec, a))});
       t.rows.push_back({text(member(&r, "dimension")), count_of(&r, "n"), estimate(number(member(&r, "rho"))),
                         estimate(number(member(&r, "t"))), fixed(number(member(&r, "df")), 0), p_value(number(member(&r, "p")))});
     }

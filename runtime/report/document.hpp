@@ -35,6 +35,10 @@ struct Table {
   /// view. report.md, with no view to link to, leaves them out.
   std::vector<std::vector<std::string>> answers;
   std::string id = {};  ///< the HTML anchor (a named report item's name); "": none
+  /// With no rows: why the table is empty and how to supply what it needs (people's
+  /// scores, a data file), shown in its place under its caption instead of an empty grid.
+  /// Text between backticks prints as code.
+  std::string empty_because = {};
 };
 /// A chart as a Vega-Lite spec holding its data (`data.values`: flat rows, the same
 /// columns in each). report.html draws it; report.md shows its data as a table and links

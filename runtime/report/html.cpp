@@ -19,19 +19,23 @@ h1 { font-size: 1.6rem; }
 h2 { font-size: 1.3rem; margin-top: 2rem; border-bottom: 1px solid #ccc; }
 h3 { font-size: 1.05rem; }
 p.provenance { color: #555; font-size: 0.9rem; }
-table { border-collapse: collapse; margin: 1rem 0; font-size: 0.9rem; }
+p.provenance, p.note, div.empty-table { overflow-wrap: anywhere; }
+div.table-wrap { max-width: 100%; overflow-x: auto; margin: 1rem 0; }
+table { border-collapse: collapse; font-size: 0.9rem; }
 caption { text-align: left; font-weight: bold; padding-bottom: 0.3rem; }
-th, td { border-bottom: 1px solid #ddd; padding: 0.25rem 0.6rem; text-align: left; }
-th { border-bottom: 2px solid #999; }
+th, td { border-bottom: 1px solid #ddd; padding: 0.25rem 0.6rem; text-align: left; vertical-align: top; }
+th { border-bottom: 2px solid #999; vertical-align: bottom; min-width: 4rem; overflow-wrap: break-word; }
+td { overflow-wrap: break-word; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num { white-space: nowrap; }
+div.empty-table { margin: 1rem 0; padding: 0.5rem 0.8rem; border: 1px dashed #999; background: #f7f7f7; }
+div.empty-table p { margin: 0.3rem 0; }
 figure { margin: 1rem 0; }
 figure .chart { width: 100%; }
 figcaption { font-size: 0.9rem; color: #555; }
 p.note { background: #fff6e0; border-left: 4px solid #e69f00; padding: 0.4rem 0.6rem; }
 div.banner { position: sticky; top: 0; z-index: 10; background: #b00020; color: #fff; padding: 0.6rem 1rem;
   font-weight: bold; text-align: center; }
-td, th { white-space: nowrap; }
-td:first-child { white-space: normal; }
 )";
 
 // Draws every figure into its container. SVG rather than canvas, so that what the reader
@@ -76,9 +80,19 @@ const std::string& answers_of(const Table& t, std::size_t r, std::size_t c) {
   return r < t.answers.size() && c < t.answers[r].size() ? t.answers[r][c] : none;
 }
 
+// Each table in a box of its own that scrolls sideways when the table is wider than the
+// page, so that a wide table (one column per flag) never makes the page itself wider than
+// the window. An empty table with a reason shows the reason in its place.
 void table(std::string& out, const Table& t) {
+  const std::string id = t.id.empty() ? "" : fmt::format(" id=\"{}\"", html_escape(t.id));
+  if (t.rows.empty() && !t.empty_because.empty()) {
+    out += fmt::format("<div class=\"empty-table\"{}>\n", id);
+    if (!t.caption.empty()) out += fmt::format("<p><strong>{}</strong></p>\n", html_escape(t.caption));
+    out += fmt::format("<p>{}</p>\n</div>\n", code_spans(t.empty_because));
+    return;
+  }
   auto cls = [&](std::size_t i) { return i < t.numeric.size() && t.numeric[i] ? " class=\"num\"" : ""; };
-  out += t.id.empty() ? "<table>\n" : fmt::format("<table id=\"{}\">\n", html_escape(t.id));
+  out += fmt::format("<div class=\"table-wrap\">\n<table{}>\n", id);
   if (!t.caption.empty()) out += fmt::format("<caption>{}</caption>\n", html_escape(t.caption));
   out += "<thead><tr>";
   for (std::size_t i = 0; i < t.header.size(); ++i) out += fmt::format("<th{}>{}</th>", cls(i), html_escape(t.header[i]));
@@ -94,7 +108,7 @@ void table(std::string& out, const Table& t) {
     }
     out += "</tr>\n";
   }
-  out += "</tbody>\n</table>\n";
+  out += "</tbody>\n</table>\n</div>\n";
 }
 
 }  // namespace

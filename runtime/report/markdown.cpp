@@ -23,6 +23,10 @@ std::string cell(const std::string& s) {
 
 void table(std::string& out, const Table& t) {
   if (!t.caption.empty()) out += fmt::format("**{}**\n\n", t.caption);
+  if (t.rows.empty() && !t.empty_because.empty()) {  // the reason in place of an empty grid
+    out += fmt::format("> {}\n\n", t.empty_because);
+    return;
+  }
   out += "|";
   for (const auto& h : t.header) out += " " + cell(h) + " |";
   out += "\n|";

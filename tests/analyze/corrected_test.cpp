@@ -330,7 +330,7 @@ TEST_CASE("corrected means, contrast and flag rate equal their formulas on the s
   CHECK(report.find("| contrast DTI | gpt |") != std::string::npos);
 }
 
-TEST_CASE("a scores file without people's scores leaves the analysis empty, with a warning") {
+TEST_CASE("a scores file without people's scores leaves the analysis empty, said once with how to add them") {
   auto dir = temp_dir("corrected_no_people");
   std::ofstream(dir / "fix.audit") << kSpec;
   std::string csv;
@@ -341,12 +341,18 @@ TEST_CASE("a scores file without people's scores leaves the analysis empty, with
   Run r = run_analyze(dir / "fix.audit", dir / "scores.csv", dir / "out");
   INFO(r.err);
   CHECK(r.code == 0);
-  CHECK(r.err.find("warning: analysis fixed: no scores of rater 'human'") != std::string::npos);
+  // Said once, as a note: the file has no people's scores, and how to give them.
+  CHECK(r.err.find("note: the scores file has no people's scores (no rows of rater 'human'), so analyses fixed and tuned "
+                   "stay empty") != std::string::npos);
   const Json& fixed = analysis(r, "fixed");
   CHECK(fixed["error"].get<std::string>().rfind("no scores of rater 'human'", 0) == 0);
+  CHECK(fixed["missing_scores"] == "human");
   CHECK(!fixed.contains("results"));
-  CHECK(read_text(dir / "out" / "report.md").find("Analysis fixed (corrected) could not be computed: no scores of rater "
-                                                  "'human'") != std::string::npos);
+  // The report says, in the table's place, why it is empty and how to fill it.
+  const std::string report = read_text(dir / "out" / "report.md");
+  CHECK(report.find("**Analysis fixed (corrected)**\n\n> Empty until people score answers: analysis fixed corrects the "
+                    "judge's figures with people's scores (rater `human`)") != std::string::npos);
+  CHECK(report.find("`mirac analyze SPEC --scores FILE`, as rows whose `rater` is `human`") != std::string::npos);
 }
 
 namespace {
@@ -367,15 +373,16 @@ std::string simulated_spec() {
 
 }  // namespace
 
-TEST_CASE("from a run: no people's scores yet is a warning; after annotate sample and import the means are corrected") {
+TEST_CASE("from a run: no people's scores yet is a note; after annotate sample and import the means are corrected") {
   auto dir = temp_dir("corrected_run");
   const std::string spec = (dir / "fix.audit").string(), store = (dir / "run").string(), sample = (dir / "sample").string();
   std::ofstream(spec) << simulated_spec();
   std::string err;
   REQUIRE(cli({"run", spec, "--offline", "--store", store, "--resamples", "50"}, err) == 0);
   INFO(err);
-  CHECK(err.find("warning: analysis fixed: no scores of rater 'human' yet (mirac annotate sample, then mirac annotate "
-                 "import)") != std::string::npos);
+  CHECK(err.find("note: no people's scores yet (rater 'human'), so analyses fixed and tuned stay empty until "
+                 "people score answers") != std::string::npos);
+  CHECK(err.find("note: to add them: `mirac annotate sample SPEC`") != std::string::npos);
 
   REQUIRE(cli({"annotate", "sample", spec, "--n", "32", "--stratify", "model,language,hls", "--offline", "--store", store, "-o",
                sample},
@@ -395,7 +402,7 @@ TEST_CASE("from a run: no people's scores yet is a warning; after annotate sampl
   REQUIRE(cli({"annotate", "import", spec, (dir / "alice.csv").string(), "--annotator", "alice", "--offline", "--store", store},
               err) == 0);
   REQUIRE(cli({"analyze", spec, "--offline", "--store", store, "--resamples", "50"}, err) == 0);
-  CHECK(err.find("no scores of rater 'human'") == std::string::npos);
+  CHECK(err.find("no people's scores") == std::string::npos);
 
   // The run writes both raters' scores to results/scores.csv: recompute D3 for gpt from it.
   std::istringstream scores(read_text(dir / "run" / "results" / "scores.csv"));

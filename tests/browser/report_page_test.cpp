@@ -7,13 +7,16 @@
 // page must load without a console error or an uncaught exception, draw every figure it
 // declares (an <svg> or <canvas> in each figure's container), keep every figure within the
 // page's width, and request nothing from the network. Screenshots at 1280 px go to
-// $MIRAC_ARTIFACT_DIR.
+// $MIRAC_ARTIFACT_DIR. The offline MIRA report (with the authors' release) must fit windows
+// of 1,400 and 800 px: the page no wider than the window, each table within its own box,
+// which scrolls when the table is wider; screenshots at both widths.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
 #include <fstream>
 #include <cstring>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "tests/browser/chromium.hpp"
@@ -133,7 +136,87 @@ std::size_t check_page(const fs::path& page, const std::string& name, const fs::
   return drawn;
 }
 
+// Put last in <body>: once the figures are drawn, the page's width against the window's,
+// and each table's box (the element that holds it: its scrolling wrapper) against the page.
+const char* kWidthProbe = R"js(<script>
+setTimeout(() => {
+  const root = document.documentElement;
+  const tables = [...document.querySelectorAll('table')].map((t) => {
+    const box = t.parentElement.getBoundingClientRect();
+    return {caption: t.caption ? t.caption.textContent.slice(0, 60) : '', wrapped: t.parentElement.className,
+            overflow: getComputedStyle(t.parentElement).overflowX, left: box.left, right: box.right,
+            width: t.getBoundingClientRect().width};
+  });
+  const probe = document.createElement('pre');
+  probe.id = 'probe';
+  probe.textContent = JSON.stringify({client: root.clientWidth, scroll: root.scrollWidth,
+                                      body: document.body.scrollWidth, tables});
+  document.body.append(probe);
+}, 3000);
+</script>)js";
+
+// Opens `page` in a window `width` px wide: a screenshot of it as written, then a probed
+// copy; the page must be no wider than the window, and every table's box within the page,
+// a table wider than its box scrolling inside it. Returns the number of tables.
+std::size_t check_width(const fs::path& page, const std::string& name, int width, const fs::path& dir,
+                        const fs::path& artifacts) {
+  CAPTURE(name);
+  CAPTURE(width);
+  const std::string window = fmt::format("--host-resolver-rules='MAP * ~NOTFOUND' --window-size={},1000 ", width);
+  std::string log;
+  const fs::path shot = artifacts / fmt::format("{}-{}px.png", name, width);
+  browser_test::run_chromium("file://" + page.string(), window + "--virtual-time-budget=5000 --screenshot=" + shot.string(),
+                             dir, log);
+  CHECK(fs::file_size(shot) > 10000);
+  std::string html = mirac::test::read_text(page);
+  html.insert(html.rfind("</body>"), kWidthProbe);
+  const fs::path probed = dir / fmt::format("{}-{}-probed.html", name, width);
+  std::ofstream(probed, std::ios::binary) << html;
+  const std::string dom =
+      browser_test::run_chromium("file://" + probed.string(), window + "--dump-dom --virtual-time-budget=10000", dir, log);
+  const auto open = dom.find("<pre id=\"probe\">"), close = dom.find("</pre>", open);
+  REQUIRE_MESSAGE(open != std::string::npos, "the probe did not run");
+  const Json probe = Json::parse(unescape(dom.substr(open + 16, close - open - 16)));
+  INFO(probe.dump(1));
+  const double client = probe["client"].get<double>();
+  CHECK(client > width * 0.9);  // the window is as wide as asked
+  CHECK(probe["scroll"].get<double>() <= client);
+  CHECK(probe["body"].get<double>() <= client);
+  for (const Json& t : probe["tables"]) {
+    CAPTURE(t.dump());
+    CHECK(t["wrapped"] == "table-wrap");
+    CHECK(t["left"].get<double>() >= 0);
+    CHECK(t["right"].get<double>() <= client + 0.5);
+    // Wider than its box: the box scrolls, so nothing is cut off.
+    if (t["width"].get<double>() > t["right"].get<double>() - t["left"].get<double>() + 0.5) CHECK(t["overflow"] == "auto");
+  }
+  return probe["tables"].size();
+}
+
 }  // namespace
+
+TEST_CASE("the offline MIRA report fits a window 1,400 and 800 px wide: wide tables scroll in their own box") {
+  const char* release = std::getenv("MIRAC_RELEASE_DIR");
+  if (!release || !fs::exists(fs::path(release) / "prompts_all.jsonl")) {
+    MESSAGE("MIRAC_RELEASE_DIR not set or without the release: skipped");
+    return;
+  }
+  mirac::test::TempDir tmp("report_width");
+  const char* root = std::getenv("MIRAC_SOURCE_DIR");
+  REQUIRE(root != nullptr);
+  const fs::path artifacts = std::getenv("MIRAC_ARTIFACT_DIR") ? fs::path(std::getenv("MIRAC_ARTIFACT_DIR")) : tmp.dir / "artifacts";
+  fs::create_directories(artifacts);
+  const std::string store = tmp.path("run");
+  auto run = mirac::test::invoke({"run", (fs::path(root) / "specs/mira.audit").string(), "--offline", "--data", release,
+                                  "--store", store, "--resamples", "50"});
+  INFO(run.err);
+  REQUIRE(run.code == 0);
+  const fs::path page = fs::path(store) / "results/report.html";
+  // Table 20 and the other flags table are the widest: one column per flag and split.
+  const std::string html = mirac::test::read_text(page);
+  REQUIRE(html.find("<table id=\"table20\">") != std::string::npos);
+  for (int width : {1400, 800}) CHECK(check_width(page, "report-mira", width, tmp.dir, artifacts) >= 10);
+}
 
 TEST_CASE("report.html draws every figure offline, within the page, without an error") {
   mirac::test::TempDir tmp("report_page");
