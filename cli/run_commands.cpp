@@ -42,17 +42,7 @@ class PrintedEvents : public AuditEvents {
       if (!r.fatal_error.empty() || r.cancelled || !r.messages.empty()) out_ << format_summary(r);
   }
   void invariance_checked(const InvarianceSummary& s) override {
-    if (!s.rubric.empty())
-      out_ << fmt::format("invariance {}: {} sampled answers{}, {} judged again with rubric {}, {} unusable replies, {} "
-                          "failed, {} pending\n",
-                          s.name, s.sampled, s.answered == s.sampled ? "" : fmt::format(" ({} answered)", s.answered),
-                          s.scored, s.rubric, s.invalid, s.failed, s.pending);
-    else
-      out_ << fmt::format("invariance {}: {} sampled answers{}, {} translated{}, {} judged again, {} unusable replies, {} "
-                        "failed, {} pending\n",
-                        s.name, s.sampled, s.answered == s.sampled ? "" : fmt::format(" ({} answered)", s.answered),
-                        s.translated, s.cut ? fmt::format(" ({} cut at the token limit, left out)", s.cut) : "",
-                        s.scored, s.invalid, s.failed, s.pending);
+    out_ << s.describe() << '\n';
     for (const auto& r : s.rounds)
       if (!r.fatal_error.empty() || r.cancelled || !r.messages.empty()) out_ << format_summary(r);
   }

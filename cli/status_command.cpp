@@ -105,6 +105,8 @@ int print_status(const AuditOptions& o, bool json, std::ostream& out, std::ostre
   if (status.marks.all.any()) out << '\n';
   for (const auto& w : marks_warnings(audit.spec(), status.marks)) out << (w.starts_with("  ") ? "" : "warning: ") << w << '\n';
   print_judging(audit.spec(), status.judging, o.repairs, out);
+  if (!status.invariance.empty()) out << '\n';
+  for (const auto& check : status.invariance) out << check.describe() << '\n';
   print_batches(status.batches, out);
   out << fmt::format("spend so far: ${:.2f}\n", status.spend_usd);
   return kOk;

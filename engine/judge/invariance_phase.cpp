@@ -6,6 +6,8 @@
 #include <set>
 #include <unordered_set>
 
+#include <fmt/format.h>
+
 #include "engine/judge/simulated_judge.hpp"
 #include "engine/send/send.hpp"
 
@@ -37,6 +39,49 @@ Transformed transformed(Store& store, const Plan& plan, const InvarianceCheck& c
   return t;
 }
 
+// Where the sample's judgments stand. With `calls`, collects the requests still to send:
+// the pending ones, and the failed ones when `with_failed`, each once.
+InvarianceSummary count_sample(const Spec& spec, const Plan& plan, const JudgeBuilder& judge, Store& store,
+                               const InvarianceCheck& check, const std::vector<InvarianceItem>& items, int repairs,
+                               std::vector<ModelCall>* calls, bool with_failed, SimulatedJudge* simulated) {
+  InvarianceSummary counts;
+  std::set<std::string> asked;
+  for (const InvarianceItem& item : items) {
+    Transformed t = transformed(store, plan, check, item);
+    if (!t.answered()) continue;
+    ++counts.answered;
+    counts.cut += t.cut();
+    if (!t.usable()) continue;
+    ++counts.translated;
+    JudgeState state = resolve_text_judging(spec, plan, judge, store, item.counterpart, t.text(), repairs);
+    using Kind = JudgeState::Kind;
+    counts.scored += state.kind == Kind::scored;
+    counts.invalid += state.kind == Kind::invalid;
+    counts.failed += state.kind == Kind::failed;
+    counts.pending += state.kind == Kind::pending;
+    if (!calls) continue;
+    auto take = [&](std::vector<ModelCall>& list) {
+      for (auto& c : list) {
+        if (!asked.insert(c.hash).second) continue;
+        if (simulated) simulated->expect(c.hash, item.row, plan.prompts[plan.requests[item.counterpart].prompt].levels);
+        calls->push_back(std::move(c));
+      }
+    };
+    take(state.pending_calls);
+    if (with_failed) take(state.failed_calls);
+  }
+  return counts;
+}
+
+std::vector<InvarianceItem> selected_items(const Spec& spec, const Plan& plan, const InvarianceCheck& check,
+                                           const std::unordered_set<std::size_t>& selected) {
+  Diagnostics ignored;  // a `where` that cannot be evaluated is reported by mirac analyze
+  std::vector<InvarianceItem> items;
+  for (const InvarianceItem& item : invariance_sample(spec, plan, check, ignored))
+    if (selected.count(item.row)) items.push_back(item);
+  return items;
+}
+
 void reduce_budget(SchedulerOptions& options, const RunSummary& sent) {
   if (options.budget_usd) *options.budget_usd = std::max(0.0, *options.budget_usd - sent.spend_usd);
 }
@@ -49,10 +94,7 @@ InvarianceSummary check_one(const Audit& audit, Store& store, const InvarianceCh
   InvarianceSummary summary;
   summary.name = check.name;
   summary.rubric = check.rubric;
-  Diagnostics ignored;  // a `where` that cannot be evaluated is reported by mirac analyze
-  std::vector<InvarianceItem> items;
-  for (const InvarianceItem& item : invariance_sample(spec, plan, check, ignored))
-    if (selected.count(item.row)) items.push_back(item);
+  const std::vector<InvarianceItem> items = selected_items(spec, plan, check, selected);
   summary.sampled = items.size();
 
   // Translations: the sampled answers that are stored, translated once each.
@@ -83,32 +125,10 @@ InvarianceSummary check_one(const Audit& audit, Store& store, const InvarianceCh
   options.offline_replies = simulated ? simulated->replies() : OfflineReplies{};
   const int repairs = audit.options.repairs;
   for (int round = 0; round <= repairs + 1; ++round) {
-    InvarianceSummary counts;
     calls.clear();
-    asked.clear();
-    for (const InvarianceItem& item : items) {
-      Transformed t = transformed(store, plan, check, item);
-      if (!t.answered()) continue;
-      ++counts.answered;
-      counts.cut += t.cut();
-      if (!t.usable()) continue;
-      ++counts.translated;
-      JudgeState state = resolve_text_judging(spec, plan, judge, store, item.counterpart, t.text(), repairs);
-      using Kind = JudgeState::Kind;
-      counts.scored += state.kind == Kind::scored;
-      counts.invalid += state.kind == Kind::invalid;
-      counts.failed += state.kind == Kind::failed;
-      counts.pending += state.kind == Kind::pending;
-      auto take = [&](std::vector<ModelCall>& list) {
-        for (auto& c : list) {
-          if (!asked.insert(c.hash).second) continue;
-          if (simulated) simulated->expect(c.hash, item.row, plan.prompts[plan.requests[item.counterpart].prompt].levels);
-          calls.push_back(std::move(c));
-        }
-      };
-      take(state.pending_calls);
-      if (round == 0) take(state.failed_calls);  // failed calls are sent once per run
-    }
+    // Failed calls are sent once per run.
+    InvarianceSummary counts = count_sample(spec, plan, judge, store, check, items, repairs, &calls, round == 0,
+                                            simulated.get());
     counts.name = summary.name, counts.rubric = summary.rubric, counts.sampled = summary.sampled;
     counts.rounds = std::move(summary.rounds);
     summary = std::move(counts);
@@ -126,6 +146,19 @@ InvarianceSummary check_one(const Audit& audit, Store& store, const InvarianceCh
 }
 
 }  // namespace
+
+std::string InvarianceSummary::describe() const {
+  const std::string of_sample = answered == sampled ? "" : fmt::format(" ({} answered)", answered);
+  if (!rubric.empty())
+    return fmt::format("invariance {}: {} sampled answers{}, {} judged again with rubric {}, {} unusable replies, {} "
+                       "failed, {} pending",
+                       name, sampled, of_sample, scored, rubric, invalid, failed, pending);
+  return fmt::format("invariance {}: {} sampled answers{}, {} translated{}, {} judged again, {} unusable replies, {} "
+                     "failed, {} pending",
+                     name, sampled, of_sample, translated,
+                     cut ? fmt::format(" ({} cut at the token limit, left out)", cut) : "", scored, invalid, failed,
+                     pending);
+}
 
 double InvarianceSummary::spend_usd() const {
   double total = 0;
@@ -145,6 +178,23 @@ std::vector<InvarianceSummary> check_invariance(const Audit& audit, Store& store
     out.push_back(check_one(audit, store, check, selected, options, cancel, hooks));
     if (options.budget_usd) *options.budget_usd = std::max(0.0, *options.budget_usd - out.back().spend_usd());
     if (out.back().stopped) break;
+  }
+  return out;
+}
+
+std::vector<InvarianceSummary> invariance_status(const Audit& audit, Store* store, const Selection& selection) {
+  std::vector<InvarianceSummary> out;
+  const std::unordered_set<std::size_t> selected(selection.rows.begin(), selection.rows.end());
+  for (const InvarianceCheck& check : invariance_checks(audit.spec())) {
+    const std::vector<InvarianceItem> items = selected_items(audit.spec(), audit.plan(), check, selected);
+    InvarianceSummary summary;
+    if (store) {
+      const JudgeBuilder judge(audit.spec(), audit.sources(), check.judge, check.rubric);
+      summary = count_sample(audit.spec(), audit.plan(), judge, *store, check, items, audit.options.repairs, nullptr,
+                             false, nullptr);
+    }
+    summary.name = check.name, summary.rubric = check.rubric, summary.sampled = items.size();
+    out.push_back(std::move(summary));
   }
   return out;
 }

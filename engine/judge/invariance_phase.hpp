@@ -30,12 +30,19 @@ struct InvarianceSummary {
   bool stopped = false;            ///< cancelled or a fatal error
   bool complete() const { return pending == 0 && failed == 0 && invalid == 0 && translated + cut == answered; }
   double spend_usd() const;
+  /// One line for people, as `mirac run` and `mirac status` print it: "invariance NAME: 480
+  /// sampled answers, 480 translated, 480 judged again, 0 unusable replies, ...".
+  std::string describe() const;
 };
 
 /// The invariance step of `mirac run` over the selected answers, within what the budget
 /// has left after `spent_usd`: one summary per `invariance` analysis.
 std::vector<InvarianceSummary> check_invariance(const Audit& audit, Store& store, const Selection& selection,
                                                 double spent_usd, const std::atomic<bool>& cancel, const RunHooks& hooks);
+
+/// Where each check's sample stands in `store` (null: nothing stored), sending nothing:
+/// `mirac status`. The counts are those `mirac run` prints after the check.
+std::vector<InvarianceSummary> invariance_status(const Audit& audit, Store* store, const Selection& selection);
 
 /// The scores the check's judge gave the translations, each as a row of the answer that was
 /// translated (its seed, model, arm and levels): the rater `check.name` of the analyses.

@@ -153,6 +153,7 @@ Outcome audit_status(const Audit& audit, RunStatus& status) {
     if (auto batches = BatchStore::open_to_read(audit.run_dir, error)) status.batches = batches->batches(false);
   }
   status.judging = count_judging(audit, store.get(), selection.rows, hashes, states);
+  status.invariance = invariance_status(audit, store.get(), selection);
   tally(audit.spec(), audit.plan(), selection.rows, hashes, states, status);
   return {};
 }
@@ -213,6 +214,16 @@ nlohmann::ordered_json status_json(const Audit& audit, const RunStatus& g) {
     judging.push_back(std::move(row));
   }
   j["judging"] = judging;
+  nlohmann::ordered_json checks = nlohmann::ordered_json::array();
+  for (const auto& c : g.invariance) {
+    nlohmann::ordered_json row{{"analysis", c.name}};
+    if (c.rubric.empty()) row["translated"] = c.translated, row["cut"] = c.cut;
+    else row["rubric"] = c.rubric;
+    row.update({{"sampled", c.sampled}, {"answered", c.answered}, {"scored", c.scored}, {"invalid", c.invalid},
+                {"failed", c.failed}, {"pending", c.pending}});
+    checks.push_back(std::move(row));
+  }
+  j["invariance"] = checks;
   j["answers_marked"] = marks_json(spec, g.marks);
   j["journaled"] = g.journaled;
   j["batches"] = nlohmann::ordered_json::array();

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/judge/invariance_phase.hpp"
 #include "engine/judge/judge_phase.hpp"
 #include "engine/selection.hpp"
 #include "engine/send/answer_marks.hpp"
@@ -48,6 +49,7 @@ struct RunStatus {
   std::vector<std::vector<Tally>> levels;                ///< [factor][level]
   std::vector<std::vector<std::size_t>> level_requests;  ///< selected requests per level
   std::vector<JudgingCounts> judging;                    ///< one per judge
+  std::vector<InvarianceSummary> invariance;             ///< one per invariance analysis
   AnswerMarks marks;  ///< done answers cut, past an ignored limit, or from a shortened prompt
   double spend_usd = 0;                                  ///< everything the store has paid
   /// Selected requests not done in the store whose answer waits in the journal (a run

@@ -238,6 +238,19 @@ TEST_CASE("invariance recovers a judge's planted bias against one language, and 
   }
   CHECK(page.str().find("change of the effect zh - en") != std::string::npos);
 
+  // mirac status counts both checks' samples as the run printed them, sending nothing.
+  Cli status = cli({"status", spec, "--offline", "--store", store.string()});
+  INFO(status.out << status.err);
+  CHECK(status.code == 0);
+  CHECK(status.out.find("invariance inv: 300 sampled answers, 300 translated, 300 judged again, 0 unusable replies") !=
+        std::string::npos);
+  CHECK(status.out.find("invariance rub: 300 sampled answers, 300 judged again with rubric plain_zh") != std::string::npos);
+  Cli status_json = cli({"status", spec, "--offline", "--store", store.string(), "--json"});
+  const nlohmann::json counted = nlohmann::json::parse(status_json.out);
+  CHECK(counted.at("invariance").at(0).at("translated") == 300);
+  CHECK(counted.at("invariance").at(1).at("rubric") == "plain_zh");
+  CHECK(counted.at("invariance").at(1).at("scored") == 300);
+
   // Nothing is translated or judged twice.
   Cli again = cli(run_args);
   INFO(again.out << again.err);
