@@ -108,10 +108,12 @@ JudgmentCache::JudgmentCache(const JudgeBuilder& judge, const Plan& plan, const 
   if (!values_) return;
   Sha256 context;
   context.update("mirac judgments\n").update(judge.judge().name).update("\n").update(judge.request_identity());
+  // The files' contents in the order they were read, not their paths: a spec named by
+  // another path (relative or absolute, through a link) keeps its judgments.
   const SourceManager& sources = judge.sources();
   for (FileId f = 0; f < static_cast<FileId>(sources.size()); ++f) {
     const std::string& text = sources.text(f);
-    context.update("\n").update(sources.path(f)).update("\n").update(std::to_string(text.size())).update("\n").update(text);
+    context.update("\n").update(std::to_string(text.size())).update("\n").update(text);
   }
   prefix_ = raw(context.hex(), kPrefix);
   entries_.resize(plan.requests.size());

@@ -7,8 +7,9 @@
 // store's derived values (runtime/store/derived.hpp) and read back in milliseconds.
 //
 // An entry is found under a key that covers everything its judgment depends on: this build
-// of mirac (DerivedValues keeps entries per build), every source and data file of the spec
-// (which fix the plan, the judge's messages and the rubric's rules), the judge's requests
+// of mirac (DerivedValues keeps entries per build), the contents of every source and data
+// file of the spec (which fix the plan, the judge's messages and the rubric's rules; not
+// their paths, so naming the spec by another path finds them), the judge's requests
 // apart from their messages (provider, model, parameters, offline or not), and the request's
 // place in the plan, whose answer (by hash) is checked too. Only scored judgments are kept:
 // they never change, since a stored reply never does; a pending, failed or unusable one is

@@ -96,6 +96,20 @@ TEST_CASE("kept judgments: the same as resolved in full, derived again when drop
   CHECK(from_cache(kept) == rows.size());
   check_same(full, kept);
 
+  // The same spec named by another path finds them.
+  {
+    mirac::AuditOptions other = run.options;
+    other.spec = run.options.spec.parent_path() / ".." / run.options.spec.parent_path().filename() /
+                 run.options.spec.filename();
+    REQUIRE(other.spec.string() != run.options.spec.string());
+    mirac::Audit renamed = mirac::open_audit(other);
+    REQUIRE(renamed.ok());
+    const mirac::JudgeBuilder same(renamed.spec(), renamed.sources(), 0);
+    const auto found = mirac::resolve_judging(renamed.spec(), renamed.plan(), same, *store, rows, 2,
+                                              mirac::JudgmentDetail::scores);
+    CHECK(from_cache(found) == rows.size());
+  }
+
   // Dropped: resolved in full, and kept again.
   run.sql("DELETE FROM derived");
   kept = resolve(mirac::JudgmentDetail::scores);
