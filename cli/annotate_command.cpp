@@ -32,7 +32,7 @@ bool write_file(const std::filesystem::path& path, const std::string& text) {
 int sample(AnnotateOptions& o, std::ostream& out, std::ostream& err) {
   Audit audit = open_audit(o.audit);
   if (int code = print_compiled(audit, err); code != kOk) return code;
-  if (!audit.has_store()) return finish(Outcome::fail(kUsageError, fmt::format("mirac annotate: no run store at {} (run `mirac run` first)", audit.run_dir.string())), err);
+  if (!audit.has_store()) return finish(Outcome::fail(kUsageError, "mirac annotate sample: " + missing_store_advice(audit)), err);
   Outcome opened;
   auto store = open_store(audit, opened);
   if (!store) return finish(opened, err);
@@ -100,7 +100,7 @@ void add_annotate_command(Commands& commands) {
     add_spec(cmd, o->audit);
     add_data(cmd, o->audit);
     add_answers(cmd, o->audit);
-    add_store(cmd, o->audit, "the store of an --offline run");
+    add_read_store(cmd, o->audit);
   }
   sample_cmd->add_option("--n", o->sample.n, "answers to sample (default 230)");
   sample_cmd->add_option("--stratify", o->stratify, "variables to stratify by, e.g. model,language,hls");

@@ -48,6 +48,14 @@ void add_store(CLI::App* cmd, AuditOptions& o, const std::string& offline_help) 
   if (!offline_help.empty()) cmd->add_flag("--offline", o.offline, offline_help);
 }
 
+void add_read_store(CLI::App* cmd, AuditOptions& o) {
+  o.reads_run_store = true;
+  cmd->add_option("--store", o.store,
+                  "run directory holding store.sqlite (default: runs/<spec name>, else the --offline run's when only "
+                  "that one exists)");
+  cmd->add_flag("--offline", o.offline, "read the store of an --offline run (runs/<spec name>.offline)");
+}
+
 void add_answers(CLI::App* cmd, AuditOptions& o) {
   cmd->add_option("--answers", o.answers,
                   "answers per prompt, model and arm, in place of the spec's `answers` (give a run's other "
@@ -67,6 +75,7 @@ void add_sample(CLI::App* cmd, AuditOptions& o) {
 
 int print_compiled(const Audit& audit, std::ostream& err) {
   audit.diagnostics().print(err, audit.sources());
+  if (!audit.store_notice.empty()) err << audit.store_notice << '\n';
   return audit.ok() ? kOk : kSpecError;
 }
 

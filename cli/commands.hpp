@@ -41,13 +41,17 @@ void add_spec(CLI::App* cmd, AuditOptions& o);
 void add_data(CLI::App* cmd, AuditOptions& o);
 /// --store DIR and --offline (`offline_help` says what --offline means to this command).
 void add_store(CLI::App* cmd, AuditOptions& o, const std::string& offline_help);
+/// --store DIR and --offline for a command that reads the store a run wrote: without either
+/// it finds the offline run's store when that is the only one (choose_store).
+void add_read_store(CLI::App* cmd, AuditOptions& o);
 /// `--answers K`: answers per prompt (the spec's `answers`), for every command that reads a run.
 void add_answers(CLI::App* cmd, AuditOptions& o);
 void add_only(CLI::App* cmd, AuditOptions& o, const std::string& help);
 /// `--sample N`, `--stratify KEYS`, `--sample-seed S`: a balanced, seeded pilot.
 void add_sample(CLI::App* cmd, AuditOptions& o);
 
-/// Prints the compile's diagnostics; the exit status they imply (kOk or kSpecError).
+/// Prints the compile's diagnostics, and which store is read when that needs saying; the
+/// exit status the diagnostics imply (kOk or kSpecError).
 int print_compiled(const Audit& audit, std::ostream& err);
 /// Prints a step's message (when it has one) and returns its exit status.
 int finish(const Outcome& outcome, std::ostream& err);

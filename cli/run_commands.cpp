@@ -69,6 +69,7 @@ void add_run_commands(Commands& commands) {
 
   auto a = std::make_shared<AuditOptions>();
   CLI::App* analyze = commands.add("analyze", "compute means, contrasts, flags and analyses from scores", [a, &out, &err] {
+    a->reads_run_store = a->scores.empty();  // a scores file needs no store
     PrintedEvents events(out, err);
     return finish(analyze_only(*a, events), err);
   });

@@ -83,6 +83,8 @@ int print_status(const AuditOptions& o, bool json, std::ostream& out, std::ostre
   if (int code = print_compiled(audit, err); code != kOk) return code;
   RunStatus status;
   if (Outcome counted = audit_status(audit, status); !counted.ok()) return finish(counted, err);
+  // Every request pending is right before the first run, and wrong when the run wrote elsewhere.
+  if (!status.store_exists) err << "mirac status: " << missing_store_advice(audit) << '\n';
   if (json) {
     out << status_json(audit, status).dump(2) << '\n';
     return kOk;
@@ -127,7 +129,7 @@ void add_status_command(Commands& commands) {
   add_spec(status, o->audit);
   add_data(status, o->audit);
   add_answers(status, o->audit);
-  add_store(status, o->audit, "use the built-in offline provider for every model and judge (no keys, no network)");
+  add_read_store(status, o->audit);
   add_only(status, o->audit, "only requests matching key=value,... (factors, model, arm, seed)");
   add_sample(status, o->audit);
   status->add_flag("--json", o->json, "print the counts as JSON");

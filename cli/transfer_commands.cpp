@@ -29,7 +29,9 @@ int export_rows(const TransferOptions& o, std::ostream& out, std::ostream& err) 
 }
 
 int import_rows(const TransferOptions& o, std::ostream& out, std::ostream& err) {
-  Audit audit = open_audit(o.audit);
+  AuditOptions writing = o.audit;  // shared with export, which reads
+  writing.reads_run_store = false;  // answers from elsewhere go where named, never into an offline run's store unasked
+  Audit audit = open_audit(writing);
   if (int code = print_compiled(audit, err); code != kOk) return code;
   ImportSummary s;
   Outcome imported = import_responses(audit, o.file, s);
@@ -60,7 +62,8 @@ void add_transfer_commands(Commands& commands) {
         ->required()
         ->check(CLI::IsMember(exporting ? std::vector<std::string>{"responses", "scores"}
                                         : std::vector<std::string>{"responses"}));
-    add_store(cmd, o->audit, "the store of an --offline run");
+    if (exporting) add_read_store(cmd, o->audit);
+    else add_store(cmd, o->audit, "the store of an --offline run");
     add_data(cmd, o->audit);
     add_answers(cmd, o->audit);
   }

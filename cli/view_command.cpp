@@ -107,7 +107,7 @@ void add_view_command(Commands& commands) {
   add_spec(view, o->audit);
   add_data(view, o->audit);
   add_answers(view, o->audit);
-  add_store(view, o->audit, "view the offline run's store (runs/<spec name>.offline)");
+  add_read_store(view, o->audit);
   view->add_option("--port", o->port, "port to listen on (default 8765; 0 picks a free port)");
   view->add_option("--host", o->host,
                    "address to listen on (default 127.0.0.1, this machine only; another address shares the answers)");

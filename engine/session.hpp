@@ -35,6 +35,11 @@ struct AuditOptions {
   std::string data;       ///< data root (`--data`); else $MIRAC_DATA; else the spec's own
   std::string store;      ///< run directory; default runs/<spec name> (runs/<spec name>.offline)
   bool offline = false;   ///< the built-in offline provider answers and judges everything
+  /// The command reads a store a run wrote (status, export, analyze, view, annotate) instead
+  /// of writing one: without `store` and `offline` it may read the offline run's store
+  /// (choose_store). Commands that send or import leave it false, so real answers never go
+  /// into an offline store.
+  bool reads_run_store = false;
   // Which requests.
   std::string only;       ///< key=value,... over factors, model, arm and seed
   std::size_t limit = 0;  ///< at most this many requests (0: all)
@@ -74,9 +79,12 @@ struct AuditOptions {
 
 /// A compiled spec and where its run lives.
 struct Audit {
-  AuditOptions options;
+  AuditOptions options;  ///< `offline` set when choose_store picked the offline run's store
   std::unique_ptr<Compilation> compilation;
   std::filesystem::path run_dir;
+  /// One line for standard error when the store read is not the one the options name
+  /// plainly (choose_store); empty otherwise.
+  std::string store_notice;
 
   bool ok() const { return compilation && compilation->ok(); }
   const Spec& spec() const { return compilation->spec; }
@@ -94,6 +102,21 @@ CheckOptions check_options(const AuditOptions& options);
 /// The run directory: `options.store`, else runs/<spec name> (runs/<spec name>.offline with
 /// `offline`, so simulated answers never mix with real ones).
 std::filesystem::path run_directory(const Spec& spec, const AuditOptions& options);
+
+/// Which store a command uses, and why when that needs saying.
+struct StoreChoice {
+  std::filesystem::path run_dir;
+  bool offline = false;  ///< the offline run's store: the spec is read as with --offline
+  std::string notice;    ///< one line for standard error; empty when the options said it all
+};
+/// The one rule every command goes by (docs/cli.md, "Which store"): `store` when given;
+/// else runs/<spec name>.offline with `offline`; else runs/<spec name>, except that a command
+/// that `reads_run_store` reads runs/<spec name>.offline when only that one holds a store,
+/// and says so; when both do, it reads runs/<spec name> and names --offline for the other.
+StoreChoice choose_store(const Spec& spec, const AuditOptions& options);
+/// Why there is no store where a command looked, and what to add or run to get one: the
+/// stores that do exist and the flag that reads each, else the `mirac run` that writes one.
+std::string missing_store_advice(const Audit& audit);
 
 /// Compile and plan: parse, check and plan the spec; the run directory. The diagnostics are
 /// in the compilation whether or not it succeeded.

@@ -58,4 +58,13 @@ std::unique_ptr<Compilation> compile_text(const std::filesystem::path& spec_path
   return check_and_plan(std::move(c), options);
 }
 
+void replan_offline(Compilation& c) {
+  if (!c.ok()) return;
+  use_offline_provider(c.spec);
+  // The first planning reported its diagnostics; the offline provider changes only providers
+  // and model strings, which planning does not diagnose.
+  Diagnostics planned_again;
+  c.plan = build_plan(c.spec, planned_again);
+}
+
 }  // namespace mirac

@@ -36,4 +36,9 @@ std::unique_ptr<Compilation> compile(const std::filesystem::path& spec_path, con
 std::unique_ptr<Compilation> compile_text(const std::filesystem::path& spec_path, std::string text,
                                           const CheckOptions& options);
 
+/// A compiled spec switched to the built-in offline provider and planned again, as if it had
+/// been compiled with `offline`: for reading the store of an offline run, whose requests
+/// carry the offline model strings and so other hashes.
+void replan_offline(Compilation& c);
+
 }  // namespace mirac

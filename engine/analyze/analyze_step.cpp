@@ -74,9 +74,8 @@ Outcome scores_from_run(Audit& audit, const std::filesystem::path& out_dir, cons
     return Outcome::fail(kUsageError,
                          fmt::format("mirac: {} declares no judge, so the store holds no scores to analyze", spec.name));
   if (!audit.has_store())
-    return Outcome::fail(kUsageError, fmt::format("mirac: no run store at {} (run `mirac run` first, or pass --store "
-                                                  "DIR or --scores FILE)",
-                                                  audit.run_dir.string()));
+    return Outcome::fail(kUsageError, fmt::format("mirac analyze: {} (or give --scores FILE to analyze a scores file)",
+                                                  missing_store_advice(audit)));
   std::string error;
   auto store = Store::open(audit.run_dir, error);
   if (!store) return Outcome::fail(kUsageError, "mirac: " + error);

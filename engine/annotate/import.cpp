@@ -44,7 +44,7 @@ Outcome import_annotations(Audit& audit, const std::string& file, const std::str
   if (annotator.empty() || annotator.find_first_of(" ,.\t\r\n") != std::string::npos)
     return Outcome::fail(kUsageError, "mirac annotate import: --annotator needs a name without spaces, commas or dots");
   if (!audit.has_store())
-    return Outcome::fail(kUsageError, fmt::format("mirac annotate import: no run store at {}", audit.run_dir.string()));
+    return Outcome::fail(kUsageError, "mirac annotate import: " + missing_store_advice(audit));
   if (!std::ifstream(file, std::ios::binary)) {
     diags.error_at(file, "cannot read annotation sheet");
     return Outcome::fail(kSpecError);

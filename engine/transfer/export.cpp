@@ -300,8 +300,7 @@ Outcome export_table(const Audit& audit, const ExportOptions& options, std::ostr
   }
 
   if (!audit.has_store())
-    return Outcome::fail(kRunError, fmt::format("mirac export: no store at {} (nothing run or imported yet)",
-                                                (audit.run_dir / "store.sqlite").string()));
+    return Outcome::fail(kRunError, "mirac export: " + missing_store_advice(audit));
   Outcome opened;
   auto store = open_store(audit, opened);
   if (!store) return opened;

@@ -87,9 +87,7 @@ void read_rater(const Audit& audit, Store& store, const std::string& rater, std:
 
 std::unique_ptr<AnswerIndex> AnswerIndex::build(const Audit& audit, Outcome& outcome) {
   if (!audit.has_store()) {
-    outcome = Outcome::fail(kUsageError, fmt::format("mirac view: no run store at {} (run `mirac run` first, or pass "
-                                                     "--store DIR)",
-                                                     (audit.run_dir / "store.sqlite").string()));
+    outcome = Outcome::fail(kUsageError, "mirac view: " + missing_store_advice(audit));
     return nullptr;
   }
   std::string error;

@@ -60,6 +60,11 @@ std::optional<Price> own_price(const std::optional<ast::Block>& settings, const 
 /// Points every model and judge at the built-in `offline` provider (declaring it when the
 /// spec does not use stdlib.providers): models become `sim-<model>`, judges `judge-<model>`.
 void use_offline_provider(Spec& spec);
+/// Notes under "'xx' is not a level of factor 'f'": the levels `factor` declares, and the
+/// factor `level` does belong to, if another does; with `factor` -1 (a level of no factor),
+/// every factor's levels (factors.cpp). For every message about an undeclared level, in the
+/// spec or in a file it reads (a scores CSV), so that they all give the fix alike.
+void note_declared_levels(const Spec& spec, int factor, const std::string& level, Diagnostics& diags);
 
 /// Whether a setting holds a credential: a credential-like name (key, token, secret,
 /// password, authorization, apiKey, ...) or a value shaped like a provider's key. Reported

@@ -72,11 +72,6 @@ void check_analyses(CheckContext& cx);   // analysis.cpp
 void check_reports(CheckContext& cx);    // report_items.cpp
 void check_simulate_block(CheckContext& cx);  // simulate.cpp
 
-/// Notes under "'xx' is not a level of factor 'f'": the levels `factor` declares, and the
-/// factor `level` does belong to, if another does; with `factor` -1 (a level of no factor),
-/// every factor's levels (factors.cpp).
-void note_declared_levels(const Spec& spec, int factor, const std::string& level, Diagnostics& diags);
-
 // Shared by the kinds that take settings blocks (providers, defaults, models, judges).
 
 /// A settings block as JSON: numbers, strings, booleans, lists and nested blocks; a

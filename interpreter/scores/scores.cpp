@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "interpreter/check/check.hpp"
 #include "runtime/text/csv_cells.hpp"
 
 namespace mirac::analyze {
@@ -188,12 +189,15 @@ std::optional<ScoreTable> load_scores(const Spec& spec, const std::filesystem::p
       }
       r.answer = static_cast<int>(k - 1);
     }
-    for (const auto& f : spec.factors) {
-      std::string value = L.text(row, f.name);
-      int level = f.level_index(value);
+    for (std::size_t f = 0; f < spec.factors.size(); ++f) {
+      const Factor& factor = spec.factors[f];
+      std::string value = L.text(row, factor.name);
+      int level = factor.level_index(value);
       if (level < 0) {
-        diags.error(L.cell(row, f.name), with_suggestion(fmt::format("'{}' is not a level of factor '{}'", value, f.name),
-                                                         value, f.level_names()));
+        diags.error(L.cell(row, factor.name),
+                    with_suggestion(fmt::format("'{}' is not a level of factor '{}'", value, factor.name), value,
+                                    factor.level_names()));
+        note_declared_levels(spec, static_cast<int>(f), value, diags);  // as the checker lists them
         ok = false;
       }
       r.levels.push_back(level);

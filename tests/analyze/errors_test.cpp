@@ -56,6 +56,7 @@ TEST_CASE("bad cells are reported at their row and column, every one of them") {
   CHECK(err == "DIR/scores.csv:3:19: error: 'middle' is not a level of factor 'hls'\n"
                "1,gpt,baseline,zh,middle,formal,S1,B,1,1,2,2,2\n"
                "                  ^~~~~~\n"
+               "note: factor 'hls' has the levels high, low\n"
                "DIR/scores.csv:4:3: error: unknown model 'gtp'\n"
                "1,gtp,baseline,zh,high,formal,S1,B,1,1,2,2,2\n"
                "  ^~~\n"
@@ -74,6 +75,22 @@ TEST_CASE("bad cells are reported at their row and column, every one of them") {
                "note: a row ends at the end of its line unless the line break is inside double quotes; a missing "
                "value is an empty field between two commas\n"
                "6 errors generated.\n");
+}
+
+TEST_CASE("a level of another factor in a factor's column names that factor, as the checker does") {
+  auto [code, err] = run_with("other_factor", kHeader + "1,gpt,baseline,high,zh,formal,S1,B,1,1,2,2,2\n");
+  CHECK(code == 1);
+  CHECK(err == "DIR/scores.csv:2:16: error: 'high' is not a level of factor 'language'\n"
+               "1,gpt,baseline,high,zh,formal,S1,B,1,1,2,2,2\n"
+               "               ^~~~\n"
+               "note: factor 'language' has the levels zh, en\n"
+               "note: 'high' is a level of factor 'hls'\n"
+               "DIR/scores.csv:2:21: error: 'zh' is not a level of factor 'hls'\n"
+               "1,gpt,baseline,high,zh,formal,S1,B,1,1,2,2,2\n"
+               "                    ^~\n"
+               "note: factor 'hls' has the levels high, low\n"
+               "note: 'zh' is a level of factor 'language'\n"
+               "2 errors generated.\n");
 }
 
 TEST_CASE("usage errors: no run store without --scores, no resamples, unreadable file") {

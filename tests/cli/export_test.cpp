@@ -73,7 +73,7 @@ TEST_CASE("mirac export responses: every stored answer in plan order, as JSONL a
   std::ostringstream out, err;
   SUBCASE("usage and missing store") {
     CHECK(cli_call::export_rows(o, "responses", "", "jsonl", out, err) == 4);
-    CHECK(err.str().find("no store at") != std::string::npos);
+    CHECK(err.str().find("no run store at " + store + "/store.sqlite (check --store") != std::string::npos);
     CHECK(cli_call::export_rows(o, "scores", "", "jsonl", out, err) == 2);
     CHECK(cli_call::export_rows(o, "responses", "", "xml", out, err) == 2);
   }

@@ -60,7 +60,9 @@ struct Outcome {
 };
 
 /// Runs the mirac binary with `args`; the OpenAI preset points at `base_url` with a test key.
-inline Outcome invoke(const std::vector<std::string>& args, const std::string& base_url = "http://127.0.0.1:9/v1") {
+/// `cwd` non-empty: run it there (for the default stores, runs/<spec name>, which are relative).
+inline Outcome invoke(const std::vector<std::string>& args, const std::string& base_url = "http://127.0.0.1:9/v1",
+                      const std::filesystem::path& cwd = {}) {
   const char* binary = std::getenv("MIRAC_BINARY");
   REQUIRE(binary != nullptr);
   const auto tag = std::to_string(getpid()) + "_" + std::to_string(std::rand());
@@ -75,6 +77,7 @@ inline Outcome invoke(const std::vector<std::string>& args, const std::string& b
     int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     dup2(out, 1);
     dup2(err, 2);
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
     std::vector<char*> argv{const_cast<char*>(binary)};
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
