@@ -41,8 +41,14 @@ div.banner { position: sticky; top: 0; z-index: 10; background: #b00020; color: 
 // Draws every figure into its container. SVG rather than canvas, so that what the reader
 // exports is as sharp as the page; the export actions only (no links to the online editor,
 // which would send the data elsewhere). A figure that fails says so in its place and on
-// the console, where the tests look.
+// the console, where the tests look. A mirac built without its chart libraries
+// (MIRAC_CHARTS=OFF) says so in each figure's place instead.
 constexpr const char* kDrawFigures = R"(for (const [id, spec] of figures) {
+  if (typeof vegaEmbed === "undefined") {
+    document.getElementById(id).textContent = "This mirac was built without its chart libraries (MIRAC_CHARTS=OFF), " +
+      "so the figure is not drawn; its data is beside this page, in figures/.";
+    continue;
+  }
   vegaEmbed("#" + id, spec, {mode: "vega-lite", renderer: "svg", downloadFileName: id,
                              actions: {export: true, source: false, compiled: false, editor: false}})
     .catch(error => {

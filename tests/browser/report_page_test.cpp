@@ -193,6 +193,42 @@ std::size_t check_width(const fs::path& page, const std::string& name, int width
   return probe["tables"].size();
 }
 
+// A mirac built with MIRAC_CHARTS=OFF writes the page without the libraries' script: the
+// page, as written but with that script taken out, must say in each figure's place why it
+// is not drawn, and raise no error.
+void check_without_charts(const fs::path& page, const fs::path& dir, const fs::path& artifacts) {
+  std::string html = mirac::test::read_text(page);
+  const auto libraries = html.find("<script>\n", html.find("</main>"));
+  REQUIRE(libraries != std::string::npos);
+  html.erase(libraries, html.find("</script>\n", libraries) + 10 - libraries);
+  REQUIRE(html.find("vegaEmbed(") != std::string::npos);  // the page's own script stays
+  const std::vector<std::string> declared = declared_figures(html);
+  html.insert(html.find("<title>"), kCapture);
+  html.insert(html.rfind("</body>"), R"js(<script>
+setTimeout(() => {
+  const probe = document.createElement('pre');
+  probe.id = 'probe';
+  probe.textContent = JSON.stringify({errors: window.__errors,
+    figures: [...document.querySelectorAll('figure .chart')].map((c) => c.textContent)});
+  document.body.append(probe);
+}, 1000);
+</script>)js");
+  const fs::path stripped = dir / "report-without-charts.html";
+  std::ofstream(stripped, std::ios::binary) << html;
+  std::string log;
+  run_chromium("file://" + stripped.string(),
+               "--virtual-time-budget=3000 --screenshot=" + (artifacts / "report-without-charts.png").string(), dir, log);
+  const std::string dom = run_chromium("file://" + stripped.string(), "--dump-dom --virtual-time-budget=5000", dir, log);
+  const auto open = dom.find("<pre id=\"probe\">"), close = dom.find("</pre>", open);
+  REQUIRE_MESSAGE(open != std::string::npos, "the probe did not run");
+  const Json probe = Json::parse(unescape(dom.substr(open + 16, close - open - 16)));
+  INFO(probe.dump(1));
+  CHECK(probe["errors"].empty());
+  REQUIRE(probe["figures"].size() == declared.size());
+  for (const Json& text : probe["figures"])
+    CHECK(text.get<std::string>().find("built without its chart libraries (MIRAC_CHARTS=OFF)") != std::string::npos);
+}
+
 }  // namespace
 
 TEST_CASE("the offline MIRA report fits a window 1,400 and 800 px wide: wide tables scroll in their own box") {
@@ -251,6 +287,7 @@ analysis external = spearman(D3, Q2) {
   const fs::path results = fs::path(store) / "results";
   CHECK(check_page(results / "report.html", "report-otc", tmp.dir, artifacts) == 1);
   CHECK(check_page(results / "report-every.html", "report-every-figure", tmp.dir, artifacts) == 8);
+  check_without_charts(results / "report-every.html", tmp.dir, artifacts);
   // Beside each figure: its spec and its data.
   for (const char* file : {"figures/every-bars-D3-Q2-Q3.vl.json", "figures/every-bars-D3-Q2-Q3.csv", "figures/every-bars-D3.csv",
                            "figures/contrasts-literacy_gap-anxiety_gap.vl.json", "figures/every-analysis-external-D3.vl.json",
