@@ -10,19 +10,33 @@
 #include "engine/analyze/context.hpp"
 #include "interpreter/scores/scores.hpp"
 #include "engine/report/content.hpp"
+#include "interpreter/check/check.hpp"
 #include "runtime/report/figure_data.hpp"
 
 namespace mirac::report {
 
 namespace {
 
-Item read_item(const ast::ReportItem& ri) {
+// A title with `{cells}` replaced by the number of cells a report's `cell` stands for (the
+// levels of cell_factors multiplied: 8 in MIRA, 12 with Japanese), so that it comes from
+// the design. The checker reports any other placeholder.
+std::string filled_title(const Spec& spec, std::string title) {
+  const std::string placeholder = fmt::format("{{{}}}", kCellsPlaceholder);
+  if (title.find(placeholder) == std::string::npos) return title;
+  std::size_t cells = 1;
+  for (int f : cell_factors(spec)) cells *= spec.factors[static_cast<std::size_t>(f)].levels.size();
+  for (std::size_t at; (at = title.find(placeholder)) != std::string::npos;)
+    title.replace(at, placeholder.size(), std::to_string(cells));
+  return title;
+}
+
+Item read_item(const Spec& spec, const ast::ReportItem& ri) {
   Item item;
   item.kind = ri.kind.name;
   if (ri.name) item.name = ri.name->name;
   if (!ri.content) return item;
   if (const auto* s = std::get_if<ast::StringLit>(&ri.content->node)) {
-    item.title = s->value;
+    item.title = filled_title(spec, s->value);
   } else if (const auto* c = std::get_if<ast::Call>(&ri.content->node)) {
     item.content = c->callee.name;
     for (const auto& a : c->args) {
@@ -45,7 +59,7 @@ Item read_item(const ast::ReportItem& ri) {
     } else if (o.key.name == "terms") {
       for (const auto& v : o.values) item.terms.push_back(analyze::variables_of(v.value));
     } else if (o.key.name == "title" && !o.values.empty()) {
-      if (const auto* s = std::get_if<ast::StringLit>(&o.values.front().value.node)) item.title = s->value;
+      if (const auto* s = std::get_if<ast::StringLit>(&o.values.front().value.node)) item.title = filled_title(spec, s->value);
     }
   }
   return item;
@@ -249,7 +263,7 @@ ReportFiles render_reports(const Spec& spec, const nlohmann::ordered_json& resul
   }
   for (std::size_t r = 0; r < spec.reports.size(); ++r) {
     std::vector<Item> items;
-    for (const auto& ri : spec.reports[r].items) items.push_back(read_item(ri));
+    for (const auto& ri : spec.reports[r].items) items.push_back(read_item(spec, ri));
     emit(spec.reports[r].name.name, items, r == 0);
   }
   return files;

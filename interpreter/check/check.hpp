@@ -45,9 +45,12 @@ void check_analysis_files(const Spec& spec, SourceManager& sources, Diagnostics&
 /// when there is one level), a pairing one per level, and a report's reference to a ranging
 /// contrast names every contrast it became.
 void expand_ranges(Spec& spec, const SourceManager& sources, Diagnostics& diags);
-/// The names of a report's items (one item per name), and `override` and `remove` items
-/// outside a variant's `extend report`.
+/// The names of a report's items (one item per name), `override` and `remove` items outside a
+/// variant's `extend report`, and placeholders in titles other than kCellsPlaceholder.
 void check_report_items(const ast::ReportDecl& report, const SourceManager& sources, Diagnostics& diags);
+/// `{cells}` in a report title or section heading: the report writes the number of user-side
+/// cells there (engine/report/report.cpp), so a title stays true in a variant with more levels.
+inline constexpr const char* kCellsPlaceholder = "cells";
 /// Rubrics' `criteria` blocks and the dimensions derived from them.
 void check_criteria(const Spec& spec, Diagnostics& diags);
 /// Panels, and the rater the analyses use (`scores_setting`: the header's `scores`, if any).

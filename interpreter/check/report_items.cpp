@@ -1,14 +1,37 @@
 // report_items.cpp: the names of a report's items. A name is how a variant's `extend
 // report` picks out an item to replace or remove, so two items of one report may not share
 // one; and an `override` or `remove` item still in a report after the merge of a variant was
-// written where there is no base's report to change.
+// written where there is no base's report to change. Also the placeholders of titles.
 #include <map>
 
 #include <fmt/format.h>
 
 #include "interpreter/check/context.hpp"
+#include "interpreter/eval/placeholder_range.hpp"
 
 namespace mirac {
+
+namespace {
+
+// A title's `{...}` other than `{cells}`: the report would print it as written.
+void check_title_placeholders(const ast::Expr& title, const SourceManager& sources, Diagnostics& diags) {
+  const auto* text = std::get_if<ast::StringLit>(&title.node);
+  if (!text) return;
+  for (std::size_t open = text->value.find('{'); open != std::string::npos; open = text->value.find('{', open + 1)) {
+    const std::size_t close = text->value.find('}', open);
+    if (close == std::string::npos) return;
+    const std::string name = text->value.substr(open + 1, close - open - 1);
+    if (name == kCellsPlaceholder) continue;
+    const std::string message =
+        fmt::format("placeholder '{{{}}}' in a title names nothing a report fills in", name);
+    diags.error(placeholder_range(sources, title.range, message), message);
+    diags.note(fmt::format("a title may say {{{}}}, the number of user-side cells (the levels of the factors a "
+                           "`cell` is made of, multiplied), so that it stays true in a variant with more levels",
+                           kCellsPlaceholder));
+  }
+}
+
+}  // namespace
 
 void check_report_items(const ast::ReportDecl& report, const SourceManager& sources, Diagnostics& diags) {
   std::map<std::string, SourceRange> named;
@@ -27,6 +50,10 @@ void check_report_items(const ast::ReportDecl& report, const SourceManager& sour
                                     replace ? "override" : "remove", replace ? "replaces" : "removes", report.name.name));
       continue;
     }
+    if (item.kind.name == "section" && item.content) check_title_placeholders(*item.content, sources, diags);
+    for (const auto& option : item.options)
+      if (option.key.name == "title" && !option.values.empty())
+        check_title_placeholders(option.values.front().value, sources, diags);
     if (!item.name) continue;
     auto [first, fresh] = named.emplace(item.name->name, item.name->range);
     if (fresh) continue;

@@ -98,7 +98,7 @@ TEST_CASE("the Japanese variant's contrasts and flags cover Japanese without bei
   CHECK(merged.str().find("contrast DTI_lang = D3[each language, formal, high]") != std::string::npos);
 }
 
-TEST_CASE("the Japanese variant's report replaces the base's Figure 2 in its place") {
+TEST_CASE("the Japanese variant's report is the base's: Figure 2's title counts the cells with {cells}") {
   const std::string release = release_dir();
   if (release.empty()) return;
   mirac::CheckOptions options;
@@ -119,11 +119,8 @@ TEST_CASE("the Japanese variant's report replaces the base's Figure 2 in its pla
     const std::string name = after[i].name ? after[i].name->name : "";
     CAPTURE(name);
     REQUIRE((before[i].name ? before[i].name->name : "") == name);
-    if (name == "fig2") {
-      CHECK(title(before[i]).find("the eight user-side cells") != std::string::npos);
-      CHECK(title(after[i]).find("the twelve user-side cells") != std::string::npos);
-    } else {
-      CHECK(title(after[i]) == title(before[i]));
-    }
+    CHECK(title(after[i]) == title(before[i]));
+    // No count in words that a variant with more levels would make false (8 cells here, 12 there).
+    if (name == "fig2") CHECK(title(after[i]).find("across the {cells} user-side cells") != std::string::npos);
   }
 }
