@@ -228,7 +228,7 @@ PowerStudy simulate_power(const Spec& spec, const PowerOptions& options, const S
   if (options.answers == 0) throw std::invalid_argument("--answers must be at least 1");
   study.answers_per_prompt = options.answers;
   study.cells = cells.size();
-  study.answers_per_design_seed = cells.size() * models.size() * arms.size();
+  study.answers_per_design_seed = cells.size() * models.size() * arms.size() * options.answers;
 
   // The designs, each with its truth: the same analyses of the expected scores.
   study.designs = options.seeds.empty() ? std::vector<std::size_t>{spec.seeds.size()} : options.seeds;
@@ -237,14 +237,19 @@ PowerStudy simulate_power(const Spec& spec, const PowerOptions& options, const S
   for (std::size_t n : study.designs) {
     if (n < 2) throw std::invalid_argument("a design needs at least 2 seeds");
     Design d{with_seeds(base, n), {}, nullptr, {}};
+    // K answers per prompt are K rows, as a run stores them, so that every analysis (pair
+    // flags, noise floors, a `(1 | prompt)` term) sees what it would see in the audit.
+    d.spec.answers = static_cast<int>(options.answers);
     for (std::size_t s = 0; s < n; ++s)
       for (const auto& cell : cells)
         for (int m : models)
-          for (int a : arms) {
-            analyze::ScoreRow row;
-            row.seed = static_cast<int>(s), row.model = m, row.arm = a, row.levels = cell;
-            d.rows.push_back(std::move(row));
-          }
+          for (int a : arms)
+            for (std::size_t k = 0; k < options.answers; ++k) {
+              analyze::ScoreRow row;
+              row.seed = static_cast<int>(s), row.model = m, row.arm = a, row.levels = cell;
+              row.answer = static_cast<int>(k);
+              d.rows.push_back(std::move(row));
+            }
     d.simulator = std::make_unique<analyze::Simulator>(d.spec, analyze::score_dimensions(d.spec));
     d.simulator->prepare(d.rows);
     analyze::ScoreTable expected;
@@ -279,7 +284,7 @@ PowerStudy simulate_power(const Spec& spec, const PowerOptions& options, const S
       const std::size_t di = job / options.replicates, r = job % options.replicates;
       const Design& d = designs[di];
       const std::uint64_t stream = stats::stream_seed(study.seed, fmt::format("replicate/{}", r));
-      d.simulator->draw(stream, table, options.answers);
+      d.simulator->draw(stream, table);
       Diagnostics diags;
       analyze::AnalyzeOptions ao{.resamples = options.resamples, .seed = stream, .partial = false};
       auto found = read_quantities(analyse(d.spec, table, ao, own, diags));

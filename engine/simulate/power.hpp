@@ -30,7 +30,8 @@ struct PowerOptions {
   /// Fewer cells (`--levels language=zh,en`): per factor, the levels kept; a factor not
   /// named keeps all of its levels.
   std::vector<std::pair<std::string, std::vector<std::string>>> levels;
-  /// Answers per prompt (`--answers K`): each analysed score is the mean of K answers'.
+  /// Answers per prompt (`--answers K`): K rows per prompt, each answer's own, as a run with
+  /// `answers K` stores them.
   std::size_t answers = 1;
   /// Contrasts and analyses to study by name; empty: every contrast and every analysis of a
   /// kind a simulation can check (lmm, wilcoxon, paired).
@@ -63,8 +64,8 @@ struct PowerStudy {
   double alpha = 0.05;
   std::size_t resamples = 0;
   std::vector<std::size_t> designs;  ///< seeds per design, in order
-  std::size_t answers_per_design_seed = 0;  ///< scored rows each seed contributes (cells x models x arms)
-  std::size_t answers_per_prompt = 1;       ///< answers averaged into each row's score
+  std::size_t answers_per_design_seed = 0;  ///< scored rows each seed contributes (cells x models x arms x answers)
+  std::size_t answers_per_prompt = 1;       ///< scored rows per prompt: its answers
   std::size_t cells = 0;                    ///< user-side cells per seed in the design
   std::vector<QuantitySummary> quantities;  ///< by design, then in the spec's order
   std::vector<std::string> skipped;         ///< analyses left out, each with why

@@ -263,28 +263,10 @@ void Simulator::draw_row(const ScoreRow& row, const Prepared& p, std::uint64_t s
   }
 }
 
-void Simulator::draw(std::uint64_t stream, ScoreTable& table, std::size_t answers) const {
+void Simulator::draw(std::uint64_t stream, ScoreTable& table) const {
   table.dims = dims_;
   table.rows = rows_;
-  std::vector<double> one, sum;
-  std::vector<int> scored;
-  for (std::size_t r = 0; r < rows_.size(); ++r) {
-    auto& scores = table.rows[r].scores;
-    draw_row(rows_[r], mean_[r], stream, scores);
-    if (answers <= 1) continue;
-    // Several answers per prompt: the row's score is the mean of its answers' scores
-    // that are not N/A (N/A when all are).
-    sum.assign(scores.size(), 0.0);
-    scored.assign(scores.size(), 0);
-    for (std::size_t k = 0; k < answers; ++k) {
-      const std::vector<double>* drawn = &scores;
-      if (k > 0) draw_row(rows_[r], mean_[r], stream, one, k), drawn = &one;
-      for (std::size_t d = 0; d < drawn->size(); ++d)
-        if (!is_na((*drawn)[d])) sum[d] += (*drawn)[d], ++scored[d];
-    }
-    for (std::size_t d = 0; d < scores.size(); ++d)
-      scores[d] = scored[d] ? sum[d] / static_cast<double>(scored[d]) : std::nan("");
-  }
+  for (std::size_t r = 0; r < rows_.size(); ++r) draw_row(rows_[r], mean_[r], stream, table.rows[r].scores);
 }
 
 std::vector<double> Simulator::scores_of(const ScoreRow& row, std::uint64_t stream) const {

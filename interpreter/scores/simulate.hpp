@@ -73,10 +73,11 @@ class Simulator {
   std::size_t rows() const { return mean_.size(); }
 
   /// One simulated audit's scores of the prepared rows, into `table` (its rows become the
-  /// prepared rows with scores). `stream` selects the audit: the same value gives the same scores.
-  /// With `answers` > 1, each row's score is the mean of that many answers' scores (the
-  /// seed's and other groups' intercepts shared, residuals and N/A drawn per answer).
-  void draw(std::uint64_t stream, ScoreTable& table, std::size_t answers = 1) const;
+  /// prepared rows with scores). `stream` selects the audit: the same value gives the same
+  /// scores. Rows that differ only in `answer` are a prompt's answers: they share the
+  /// seed's and other groups' intercepts (and the prompt's residual, with `answer SD`),
+  /// and draw the rest apart.
+  void draw(std::uint64_t stream, ScoreTable& table) const;
   /// The expected score of each prepared row: random terms integrated out, rounding and
   /// clipping included, N/A only where a rule on no score says so (the truth the
   /// estimates of `mirac simulate` are compared with).

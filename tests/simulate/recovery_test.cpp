@@ -176,12 +176,13 @@ TEST_CASE("fewer cells and more answers per prompt change the design as asked") 
   const auto eight = mirac::simulate_power(audit.spec(), options, audit.sources(), cancel);
   CHECK(eight.answers_per_prompt == 8);
   CHECK(eight.to_json().at("answers_per_prompt") == 8);
+  CHECK(eight.answers_per_design_seed == 8 * one.answers_per_design_seed);
   const auto* a = find(one, "HLS", "", 12);
   const auto* b = find(eight, "HLS", "", 12);
   REQUIRE(a != nullptr);
   REQUIRE(b != nullptr);
-  // Averaging eight answers leaves the seeds' spread and shrinks the residual's: the
-  // estimate's sampling error falls, and the truth stays.
+  // Eight answers per prompt, eight rows each: the seeds' spread stays and the residual's
+  // shrinks, so the estimate's sampling error falls, and the truth stays.
   CHECK(b->truth == doctest::Approx(a->truth));
   CHECK(b->empirical_se < 0.7 * a->empirical_se);
   CHECK(std::abs(b->bias) < 4 * b->bias_mcse);
