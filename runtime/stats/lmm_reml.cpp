@@ -2,6 +2,7 @@
 // (lme4's predModule), dense because q (number of groups) is small in audit designs.
 #include "runtime/stats/lmm_reml.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
@@ -28,7 +29,32 @@ RemlProblem::RemlProblem(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, con
   d_XtX = X.transpose() * X;  // X'X, O(n p^2) once
   d_Xty = X.transpose() * y;
   d_yty = y.squaredNorm();
-  const bool crossed = groups.size() > 1;
+  // Nested: one factor's groups each within one group of the other. Then Z'Z needs no
+  // q x q matrix: its only cross terms join a group to its parent.
+  if (groups.size() == 2) {
+    for (std::size_t inner : {std::size_t{1}, std::size_t{0}}) {
+      const CodedFactor& in = groups[inner];
+      const CodedFactor& out = groups[1 - inner];
+      std::vector<Eigen::Index> parent(in.levels.size(), -1);
+      bool nested = true;
+      for (std::size_t i = 0; i < d_n && nested; ++i) {
+        const int code = in.codes[i];
+        if (code < 0 || static_cast<std::size_t>(code) >= parent.size()) {
+          nested = false;  // reported below
+          break;
+        }
+        Eigen::Index& p_of = parent[static_cast<std::size_t>(code)];
+        if (p_of < 0) p_of = out.codes[i];
+        nested = p_of == out.codes[i];
+      }
+      if (nested && std::find(parent.begin(), parent.end(), -1) == parent.end()) {
+        d_inner = inner;
+        d_parent = std::move(parent);
+        break;
+      }
+    }
+  }
+  const bool crossed = groups.size() > 1 && d_parent.empty();
   d_counts = Eigen::VectorXd::Zero(q);
   if (crossed) d_ZtZ = Eigen::MatrixXd::Zero(q, q);  // one factor: Z'Z is diagonal, keep the counts only
   d_ZtX = Eigen::MatrixXd::Zero(q, p);
@@ -61,15 +87,58 @@ RemlProblem::RemlProblem(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, con
 
 namespace {
 
-// The random-effects half of an evaluation: everything that involves Z, for either layout.
+// The random-effects half of an evaluation: everything that involves Z, for each layout.
 struct RandomPart {
   double ldL2 = 0.0;
-  Eigen::MatrixXd RZX;       // L^{-1} Lambda' Z'X
-  Eigen::VectorXd cu;        // L^{-1} Lambda' Z'y
+  Eigen::MatrixXd RZX;       // L^{-1} Lambda' Z'X (rows in any order: only RZX'RZX, RZX'cu are used)
+  Eigen::VectorXd cu;        // L^{-1} Lambda' Z'y (rows in RZX's order)
   // with derivatives only:
   Eigen::MatrixXd U;         // Z'W^{-1}X
   Eigen::VectorXd ZtWy;      // Z'W^{-1}y
   Eigen::VectorXd diagZtWZ;  // diag(Z'W^{-1}Z)
+};
+
+// Two nested factors. With the inner groups j first and the outer groups s after,
+//   A = Lambda'Z'Z Lambda + I = [D  C; C' E],  D = diag(tb^2 n_j + 1),  E = diag(ta^2 n_s + 1),
+// C joining j only to its parent s with ta tb n_j. Its Cholesky factor has L11 = sqrt(D),
+// L21 = C' L11^-T, and a Schur complement E - C' D^-1 C that is diagonal, since each j has
+// one parent: S_s = ta^2 n_s + 1 - sum_{j in s} (ta tb n_j)^2 / d_j. Every solve is O(q).
+struct NestedLayout {
+  Eigen::Index inner_offset, outer_offset, inner_size, outer_size;
+  const std::vector<Eigen::Index>& parent;
+  double ta, tb;
+  Eigen::ArrayXd d, S;  // d_j and S_s
+  // L^{-1} M for M with a row per group (Z's column order); rows stay in that order.
+  Eigen::MatrixXd forward(const Eigen::MatrixXd& M, const Eigen::VectorXd& counts) const {
+    Eigen::MatrixXd Y = M;
+    for (Eigen::Index j = 0; j < inner_size; ++j) Y.row(inner_offset + j) /= std::sqrt(d[j]);
+    for (Eigen::Index j = 0; j < inner_size; ++j) {
+      const double l21 = ta * tb * counts[inner_offset + j] / std::sqrt(d[j]);
+      Y.row(outer_offset + parent[static_cast<std::size_t>(j)]) -= l21 * Y.row(inner_offset + j);
+    }
+    for (Eigen::Index s = 0; s < outer_size; ++s) Y.row(outer_offset + s) /= std::sqrt(S[s]);
+    return Y;
+  }
+  // L^-T Y: what forward() leaves, solved back into A^{-1} M.
+  Eigen::MatrixXd backward(Eigen::MatrixXd Y, const Eigen::VectorXd& counts) const {
+    for (Eigen::Index s = 0; s < outer_size; ++s) Y.row(outer_offset + s) /= std::sqrt(S[s]);
+    for (Eigen::Index j = 0; j < inner_size; ++j) {
+      const double l21 = ta * tb * counts[inner_offset + j] / std::sqrt(d[j]);
+      Y.row(inner_offset + j) -= l21 * Y.row(outer_offset + parent[static_cast<std::size_t>(j)]);
+      Y.row(inner_offset + j) /= std::sqrt(d[j]);
+    }
+    return Y;
+  }
+  // Z'Z R, from the counts and the parent links.
+  Eigen::MatrixXd ztz_times(const Eigen::MatrixXd& R, const Eigen::VectorXd& counts) const {
+    Eigen::MatrixXd out = counts.asDiagonal() * R;
+    for (Eigen::Index j = 0; j < inner_size; ++j) {
+      const Eigen::Index s = outer_offset + parent[static_cast<std::size_t>(j)], g = inner_offset + j;
+      out.row(g) += counts[g] * R.row(s);
+      out.row(s) += counts[g] * R.row(g);
+    }
+    return out;
+  }
 };
 
 }  // namespace
@@ -95,6 +164,48 @@ RemlEvaluation RemlProblem::evaluate(const Eigen::VectorXd& theta, bool derivati
       z.U = inv.matrix().asDiagonal() * d_ZtX;
       z.ZtWy = (inv * d_Zty.array()).matrix();
       z.diagZtWZ = (inv * d_counts.array()).matrix();
+    }
+  } else if (!d_parent.empty()) {
+    const std::size_t outer = 1 - d_inner;
+    NestedLayout nest{d_offset[d_inner], d_offset[outer], d_size[d_inner], d_size[outer], d_parent,
+                      theta[static_cast<Eigen::Index>(outer)], theta[static_cast<Eigen::Index>(d_inner)], {}, {}};
+    const double ta = nest.ta, tb = nest.tb;
+    nest.d = tb * tb * d_counts.segment(nest.inner_offset, nest.inner_size).array() + 1.0;
+    nest.S = ta * ta * d_counts.segment(nest.outer_offset, nest.outer_size).array() + 1.0;
+    for (Eigen::Index j = 0; j < nest.inner_size; ++j) {
+      const double c = ta * tb * d_counts[nest.inner_offset + j];
+      nest.S[d_parent[static_cast<std::size_t>(j)]] -= c * c / nest.d[j];
+    }
+    z.ldL2 = nest.d.log().sum() + nest.S.log().sum();
+    Eigen::VectorXd lambda(q);
+    lambda.segment(nest.inner_offset, nest.inner_size).setConstant(tb);
+    lambda.segment(nest.outer_offset, nest.outer_size).setConstant(ta);
+    z.RZX = nest.forward(lambda.asDiagonal() * d_ZtX, d_counts);
+    z.cu = nest.forward(lambda.cwiseProduct(d_Zty), d_counts);
+    if (derivatives) {
+      // Z'W^{-1}M = Z'M - Z'Z Lambda A^{-1} Lambda Z'M, with A^{-1} = L^-T L^-1.
+      z.U = d_ZtX - nest.ztz_times(lambda.asDiagonal() * nest.backward(z.RZX, d_counts), d_counts);
+      z.ZtWy = d_Zty - nest.ztz_times(lambda.asDiagonal() * nest.backward(z.cu, d_counts), d_counts);
+      // diag: n_g - ||L^{-1} Lambda Z'Z e_g||^2; Lambda Z'Z e_g is non-zero only at g and
+      // its parent (an inner g) or at g and its children (an outer g).
+      z.diagZtWZ = d_counts;
+      Eigen::ArrayXd outer_sum = Eigen::ArrayXd::Zero(nest.outer_size);  // per s: sum over children of l21 top_j
+      Eigen::ArrayXd outer_tops = Eigen::ArrayXd::Zero(nest.outer_size);  // per s: sum over children of top_j^2
+      for (Eigen::Index j = 0; j < nest.inner_size; ++j) {
+        const Eigen::Index g = nest.inner_offset + j;
+        const auto s = d_parent[static_cast<std::size_t>(j)];
+        const double n = d_counts[g], root = std::sqrt(nest.d[j]), l21 = ta * tb * n / root;
+        const double top = tb * n / root;
+        const double bottom = (ta * n - l21 * top) / std::sqrt(nest.S[s]);
+        z.diagZtWZ[g] -= top * top + bottom * bottom;
+        outer_sum[s] += l21 * top;
+        outer_tops[s] += top * top;
+      }
+      for (Eigen::Index s = 0; s < nest.outer_size; ++s) {
+        const Eigen::Index g = nest.outer_offset + s;
+        const double bottom = (ta * d_counts[g] - outer_sum[s]) / std::sqrt(nest.S[s]);
+        z.diagZtWZ[g] -= outer_tops[s] + bottom * bottom;
+      }
     }
   } else {
     Eigen::VectorXd lambda(q);  // diagonal of Lambda_theta: theta_k repeated over factor k's groups

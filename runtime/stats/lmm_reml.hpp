@@ -27,7 +27,8 @@ struct RemlEvaluation {
 };
 
 /// Cross-products of X, y and the indicator matrices Z_k, computed once (O(n p^2)), after
-/// which an evaluation costs O(q p^2 + p^3) for one grouping factor (Z'Z diagonal) and
+/// which an evaluation costs O(q p^2 + p^3) for one grouping factor (Z'Z diagonal) or two
+/// nested ones (each prompt within one seed: L has a closed form), and
 /// O(q^3 + q^2 p + q p^2 + p^3) for crossed factors, q = total number of groups; never O(n).
 /// W = I + Z Lambda Lambda' Z' is the marginal covariance of y over sigma^2.
 class RemlProblem {
@@ -63,6 +64,10 @@ class RemlProblem {
   std::vector<Eigen::Index> d_size;    ///< number of groups of factor k
   Eigen::VectorXd d_counts;            ///< diag(Z'Z): group sizes
   Eigen::MatrixXd d_ZtZ;               ///< q x q Z'Z, only for crossed factors (one factor: diagonal)
+  /// Two factors, every group of factor d_inner within one group of the other (a prompt's
+  /// answers all share its seed): d_parent[j] is inner group j's outer group. Empty otherwise.
+  std::size_t d_inner = 0;
+  std::vector<Eigen::Index> d_parent;
   Eigen::MatrixXd d_ZtX;               ///< q x p
   Eigen::VectorXd d_Zty;               ///< q
   Eigen::MatrixXd d_XtX;               ///< p x p
