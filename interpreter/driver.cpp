@@ -2,6 +2,7 @@
 
 #include "interpreter/eval/placeholder_range.hpp"
 #include "interpreter/merge/modules.hpp"
+#include "interpreter/scores/plan_analyses.hpp"
 
 namespace mirac {
 
@@ -36,6 +37,7 @@ std::unique_ptr<Compilation> check_and_plan(std::unique_ptr<Compilation> c, cons
   Diagnostics planned;
   c->plan = build_plan(c->spec, planned);  // phase 3: plan
   locate_placeholders(planned, c->sources, c->diags);
+  if (c->ok()) check_plan_analyses(c->spec, c->plan, c->diags);  // can each analysis run on what is paid for?
   return c;
 }
 

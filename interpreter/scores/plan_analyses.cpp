@@ -1,0 +1,477 @@
+// plan_analyses.cpp: whether each analysis can run on the answers the plan would pay for,
+// known before anything is sent. The values of a variable on a planned request are those the
+// analyses read on its answer's score row (engine/analyze/context.cpp, variable_value), and
+// the fixed-effects design is built by the same runtime code as at run time
+// (runtime/stats/design.cpp), over the distinct planned cells rather than per request.
+#include "interpreter/scores/plan_analyses.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "interpreter/scores/row_scope.hpp"
+#include "runtime/stats/design.hpp"
+
+namespace mirac {
+
+namespace {
+
+using analyze::ScoreRow;
+using analyze::ScoreTable;
+
+// A `where` read on a planned request: a score (or anything else the plan cannot know)
+// makes it unknowable before the run.
+struct ReadsScores {};
+
+class PlanScope : public Scope {
+ public:
+  PlanScope(const Spec& spec, const ScoreTable& table, const ScoreRow& row, const std::set<std::string>& scores)
+      : row_(spec, table, row), scores_(scores) {}
+  std::optional<Value> name(const std::string& name) const override {
+    if (scores_.count(name)) throw ReadsScores{};
+    return row_.name(name);
+  }
+  std::optional<Value> field(const Value& base, const std::string& field) const override { return row_.field(base, field); }
+
+ private:
+  analyze::RowScope row_;
+  const std::set<std::string>& scores_;
+};
+
+// The value of `variable` on a planned row, as the analyses read it on a score row.
+std::string value_of(const Spec& spec, const ScoreRow& row, const std::string& variable) {
+  if (int f = spec.factor_index(variable); f >= 0) return spec.factors[f].levels[row.levels[f]].name.name;
+  if (variable == "model") return spec.models[row.model].name;
+  if (auto g = spec.models[row.model].groups.find(variable); g != spec.models[row.model].groups.end()) return g->second;
+  if (variable == "arm") return spec.arms[row.arm].name;
+  const Seed& seed = spec.seeds[row.seed];
+  if (variable == "seed") return seed.id;
+  if (variable == "cell") {
+    std::string key;
+    for (int d : spec.design) key += (key.empty() ? "" : ".") + spec.factors[d].levels[row.levels[d]].name.name;
+    return key;
+  }
+  if (variable == "answer") return std::to_string(row.answer + 1);
+  if (variable == "prompt") {
+    std::string key = seed.id;
+    for (std::size_t f = 0; f < row.levels.size(); ++f) key += "|" + spec.factors[f].levels[row.levels[f]].name.name;
+    return key;
+  }
+  for (const auto& info : spec.seed_fields) {
+    if (info.name != variable) continue;
+    std::string key = info.index_factor >= 0
+                          ? variable + "." + spec.factors[info.index_factor].levels[row.levels[info.index_factor]].name.name
+                          : variable;
+    auto it = seed.fields.find(key);
+    return it == seed.fields.end() ? std::string() : it->second;
+  }
+  return std::string();
+}
+
+// Declared level order of a variable (factor, model, arm); empty for the others.
+std::vector<std::string> declared_levels(const Spec& spec, const std::string& v) {
+  std::vector<std::string> out;
+  if (int f = spec.factor_index(v); f >= 0) return spec.factors[f].level_names();
+  if (v == "model")
+    for (const auto& m : spec.models) out.push_back(m.name);
+  if (v == "arm")
+    for (const auto& a : spec.arms) out.push_back(a.name);
+  return out;
+}
+
+// What a variable is, for messages: "factor 'language'", "model", "seed field 'category'".
+std::string what_is(const Spec& spec, const std::string& v) {
+  if (spec.factor_index(v) >= 0) return fmt::format("factor '{}'", v);
+  if (v == "model" || v == "arm") return v;
+  if (spec.is_model_group(v)) return fmt::format("model grouping '{}'", v);
+  for (const auto& info : spec.seed_fields)
+    if (info.name == v) return fmt::format("seed field '{}'", v);
+  return fmt::format("'{}'", v);
+}
+
+// The values of `v` over `rows`, declared ones in declared order, then the others sorted.
+std::vector<std::string> present_levels(const Spec& spec, const std::vector<ScoreRow>& all,
+                                        const std::vector<std::size_t>& rows, const std::string& v) {
+  std::set<std::string> seen;
+  for (std::size_t i : rows) seen.insert(value_of(spec, all[i], v));
+  std::vector<std::string> out;
+  for (const auto& l : declared_levels(spec, v))
+    if (seen.erase(l)) out.push_back(l);
+  out.insert(out.end(), seen.begin(), seen.end());
+  return out;
+}
+
+std::string name_of(const ast::Expr& e) {
+  const auto* n = std::get_if<ast::Name>(&e.node);
+  return n ? n->name : std::string();
+}
+
+// Names in `a * b` (a `by`, `within` or `pairs` value).
+void variables_of(const ast::Expr& e, std::vector<std::string>& out) {
+  if (const auto* n = std::get_if<ast::Name>(&e.node)) out.push_back(n->name);
+  if (const auto* b = std::get_if<ast::Binary>(&e.node); b && b->op == "*") {
+    variables_of(*b->lhs, out);
+    variables_of(*b->rhs, out);
+  }
+}
+
+const ast::AnalysisOption* find_option(const ast::AnalysisDecl& a, const std::string& key) {
+  for (const auto& o : a.options)
+    if (o.key.name == key) return &o;
+  return nullptr;
+}
+
+std::vector<std::string> option_variables(const ast::AnalysisDecl& a, const std::string& key) {
+  std::vector<std::string> out;
+  if (const auto* o = find_option(a, key))
+    for (const auto& v : o->values) variables_of(v.value, out);
+  return out;
+}
+
+// `a*b*c` is every non-empty subset of {a, b, c}, by degree: the run's order (model_frame.cpp).
+std::vector<stats::FixedTerm> expand_terms(const ast::Formula& f) {
+  std::vector<stats::FixedTerm> terms;
+  auto add = [&](stats::FixedTerm t) {
+    auto same = [&](const stats::FixedTerm& u) { return std::is_permutation(u.begin(), u.end(), t.begin(), t.end()); };
+    if (std::none_of(terms.begin(), terms.end(), same)) terms.push_back(std::move(t));
+  };
+  for (const auto& t : f.terms) {
+    if (t.group) continue;
+    std::vector<std::string> vars;
+    for (const auto& v : t.vars) vars.push_back(v.name);
+    if (!t.crossed) {
+      add(vars);
+      continue;
+    }
+    for (std::size_t mask = 1; mask < (std::size_t{1} << vars.size()); ++mask) {
+      stats::FixedTerm sub;
+      for (std::size_t i = 0; i < vars.size(); ++i)
+        if (mask & (std::size_t{1} << i)) sub.push_back(vars[i]);
+      add(sub);
+    }
+  }
+  std::stable_sort(terms.begin(), terms.end(), [](const auto& a, const auto& b) { return a.size() < b.size(); });
+  return terms;
+}
+
+std::string levels_text(const std::vector<std::string>& levels) {
+  if (levels.empty()) return "no level";
+  if (levels.size() == 1) return "only the level " + levels[0];
+  return "only the levels " + fmt::format("{}", fmt::join(levels, ", "));
+}
+
+class PlanAnalyses {
+ public:
+  PlanAnalyses(const Spec& spec, const Plan& plan, Diagnostics& diags) : spec_(spec), diags_(diags) {
+    rows_.reserve(plan.requests.size());
+    for (const auto& r : plan.requests) {
+      ScoreRow row = analyze::score_row_of(spec, plan, r);
+      if (row.seed >= 0) rows_.push_back(std::move(row));
+    }
+    for (const auto& rubric : spec.rubrics)
+      for (const auto& d : rubric.dims) scores_.insert(d.name.name);
+  }
+
+  void run() {
+    if (rows_.empty()) return;  // nothing is sent: nothing to count
+    for (const auto& a : spec_.analyses) {
+      std::optional<std::vector<std::size_t>> rows = kept(a);
+      if (!rows) continue;  // its `where` reads scores: unknowable before the run
+      const std::string& k = a.kind.name;
+      if ((k == "lmm" || k == "clmm") && a.formula) formula(a, *rows);
+      else if (k == "wilcoxon" || k == "paired") comparisons(a, *rows);
+    }
+  }
+
+ private:
+  // The planned rows an analysis's `where` keeps; none when a condition reads scores or
+  // cannot be evaluated here (the checker reported that).
+  std::optional<std::vector<std::size_t>> kept(const ast::AnalysisDecl& a) const {
+    std::vector<const ast::Expr*> conditions;
+    for (const auto& o : a.options)
+      if (o.key.name == "where")
+        for (const auto& v : o.values) conditions.push_back(&v.value);
+    std::vector<std::size_t> out;
+    ScoreTable table;
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+      bool keep = true;
+      for (const ast::Expr* c : conditions) {
+        try {
+          keep = truthy(evaluate(*c, PlanScope(spec_, table, rows_[i], scores_)));
+        } catch (const ReadsScores&) {
+          return std::nullopt;
+        } catch (const EvalError&) {
+          return std::nullopt;
+        }
+        if (!keep) break;
+      }
+      if (keep) out.push_back(i);
+    }
+    return out;
+  }
+
+  std::vector<std::size_t> all_rows() const {
+    std::vector<std::size_t> all(rows_.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    return all;
+  }
+
+  bool has_where(const ast::AnalysisDecl& a) const { return find_option(a, "where") != nullptr; }
+
+  // Why `v` has so few levels, and what to do, in the user's terms.
+  std::pair<std::string, std::string> why_few(const ast::AnalysisDecl& a, const std::string& v) const {
+    const std::size_t planned = present_levels(spec_, rows_, all_rows(), v).size();
+    if (has_where(a) && planned >= 2) return {"", "drop the term or widen the 'where'"};
+    if (int f = spec_.factor_index(v); f >= 0) {
+      if (spec_.factors[f].levels.size() < 2) return {"(it is declared with one level)", "drop the term or add a level"};
+      if (std::find(spec_.design.begin(), spec_.design.end(), f) == spec_.design.end())
+        return {fmt::format("(the design does not cross '{}')", v), "drop the term or add the factor to the design"};
+      return {"", "drop the term or add a level"};
+    }
+    if (v == "model") return {"(the spec declares one model)", "drop the term or add a model"};
+    if (v == "arm") return {"(the spec declares one arm)", "drop the term or add an arm"};
+    return {"", "drop the term"};
+  }
+
+  void formula(const ast::AnalysisDecl& a, const std::vector<std::size_t>& rows) {
+    const std::string head = fmt::format("{} {}", a.kind.name, a.name.name);
+    if (rows.empty()) {
+      diags_.error(find_option(a, "where")->range,
+                   fmt::format("{}: its 'where' keeps none of the planned requests, so the model has no data", head));
+      diags_.note("widen the 'where' or plan the requests it selects");
+      return;
+    }
+    const std::vector<stats::FixedTerm> terms = expand_terms(*a.formula);
+    // Each fixed variable once, at its first mention.
+    std::vector<std::pair<std::string, SourceRange>> variables;
+    for (const auto& t : a.formula->terms)
+      if (!t.group)
+        for (const auto& v : t.vars)
+          if (std::none_of(variables.begin(), variables.end(), [&](const auto& p) { return p.first == v.name; }))
+            variables.emplace_back(v.name, v.range);
+    bool ok = true;
+    std::map<std::string, stats::LevelSpec> levels;
+    for (const auto& [v, range] : variables) {
+      std::vector<std::string> present = present_levels(spec_, rows_, rows, v);
+      if (present.size() < 2) {
+        auto [why, fix] = why_few(a, v);
+        diags_.error(range, fmt::format("{}: {} has {} in the planned requests{}{}; an effect of {} needs two levels: {}",
+                                        head, what_is(spec_, v), levels_text(present), has_where(a) ? " its 'where' keeps" : "",
+                                        why.empty() ? "" : " " + why, v, fix));
+        ok = false;
+      }
+      // As at run time: declared levels that occur; other variables' values as the fit sorts them.
+      if (!declared_levels(spec_, v).empty()) levels[v].levels = present;
+    }
+    if (const auto* o = find_option(a, "reference")) {
+      for (const auto& val : o->values) {
+        if (!val.label) continue;
+        const std::string& v = val.label->name;
+        const std::string level = name_of(val.value);
+        if (std::none_of(variables.begin(), variables.end(), [&](const auto& p) { return p.first == v; })) continue;
+        std::vector<std::string> present = present_levels(spec_, rows_, rows, v);
+        if (std::find(present.begin(), present.end(), level) != present.end()) {
+          levels[v].reference = level;
+          continue;
+        }
+        const auto declared = declared_levels(spec_, v);
+        if (!declared.empty() && std::find(declared.begin(), declared.end(), level) == declared.end()) continue;  // checked
+        diags_.error(val.range, fmt::format("{}: the reference level {}: {} is not in the planned requests{} ({} has {} "
+                                            "there), so no coefficient can be measured against it",
+                                            head, v, level, has_where(a) ? " its 'where' keeps" : "", v,
+                                            present.empty() ? std::string("none") : fmt::format("{}", fmt::join(present, ", "))));
+        diags_.note(present.empty() ? "plan requests at that level"
+                                    : fmt::format("name a level that is present, e.g. 'reference {}: {}'", v, present[0]));
+        ok = false;
+      }
+    }
+    if (ok) ok = cells(a, head, rows, terms);
+    if (ok) rank(a, head, rows, variables, terms, levels);
+  }
+
+  // The written term that holds the variables of `term` (`a:b` in `a * b * c`).
+  SourceRange term_range(const ast::AnalysisDecl& a, const stats::FixedTerm& term) const {
+    std::set<std::string> vars(term.begin(), term.end());
+    for (const auto& t : a.formula->terms) {
+      if (t.group) continue;
+      std::set<std::string> has;
+      for (const auto& v : t.vars) has.insert(v.name);
+      if (std::includes(has.begin(), has.end(), vars.begin(), vars.end()) && (t.crossed || has.size() == vars.size()))
+        return t.range;
+    }
+    return a.formula->range;
+  }
+
+  // An interaction's effects need every combination of its variables' levels: the first
+  // interaction with a combination no planned request has (lower degrees first).
+  bool cells(const ast::AnalysisDecl& a, const std::string& head, const std::vector<std::size_t>& rows,
+             const std::vector<stats::FixedTerm>& terms) {
+    for (const auto& term : terms) {
+      if (term.size() < 2) continue;
+      std::vector<std::vector<std::string>> levels;
+      for (const auto& v : term) levels.push_back(present_levels(spec_, rows_, rows, v));
+      std::set<std::vector<std::string>> seen;
+      for (std::size_t i : rows) {
+        std::vector<std::string> cell;
+        for (const auto& v : term) cell.push_back(value_of(spec_, rows_[i], v));
+        seen.insert(std::move(cell));
+      }
+      std::size_t expected = 1;
+      for (const auto& l : levels) expected *= l.size();
+      if (seen.size() >= expected) continue;
+      // The missing combinations, in declared order (odometer, last variable fastest).
+      std::vector<std::string> missing;
+      std::vector<std::size_t> at(term.size(), 0);
+      for (std::size_t n = 0; n < expected; ++n) {
+        std::vector<std::string> cell;
+        for (std::size_t k = 0; k < term.size(); ++k) cell.push_back(levels[k][at[k]]);
+        if (!seen.count(cell)) {
+          std::string text;
+          for (std::size_t k = 0; k < term.size(); ++k) text += (k ? ", " : "") + term[k] + " " + cell[k];
+          missing.push_back(text);
+        }
+        for (std::size_t k = term.size(); k-- > 0;) {
+          if (++at[k] < levels[k].size()) break;
+          at[k] = 0;
+        }
+      }
+      const std::size_t shown = std::min<std::size_t>(missing.size(), 3);
+      std::string list;
+      for (std::size_t i = 0; i < shown; ++i) list += (i ? "; " : "") + missing[i];
+      if (missing.size() > shown) list += fmt::format("; and {} more", missing.size() - shown);
+      diags_.error(term_range(a, term),
+                   fmt::format("{}: the interaction {} needs every combination of its levels, but {} of its {} {} no "
+                               "planned request{} ({}), so its effects cannot all be estimated: drop the interaction (write "
+                               "'a + b' for 'a * b') or plan the missing cells",
+                               head, fmt::join(term, ":"), missing.size(), expected,
+                               missing.size() == 1 ? "combinations has" : "combinations have",
+                               has_where(a) ? " its 'where' keeps" : "", list));
+      return false;
+    }
+    return true;
+  }
+
+  // The fixed-effects design over the distinct planned cells: of full rank exactly when the
+  // design over the planned requests is (the same rows, each once). Missing interaction
+  // cells are reported before (cells()); what is left is terms that vary together.
+  void rank(const ast::AnalysisDecl& a, const std::string& head, const std::vector<std::size_t>& rows,
+            const std::vector<std::pair<std::string, SourceRange>>& variables,
+            const std::vector<stats::FixedTerm>& terms, const std::map<std::string, stats::LevelSpec>& levels) {
+    if (variables.empty() || terms.empty()) return;
+    std::set<std::vector<std::string>> cells;
+    for (std::size_t i : rows) {
+      std::vector<std::string> cell;
+      for (const auto& [v, range] : variables) cell.push_back(value_of(spec_, rows_[i], v));
+      cells.insert(std::move(cell));
+    }
+    stats::DataFrame frame;
+    for (std::size_t k = 0; k < variables.size(); ++k) {
+      stats::CategoricalColumn col{variables[k].first, {}};
+      for (const auto& cell : cells) col.values.push_back(cell[k]);
+      frame.columns.push_back(std::move(col));
+    }
+    frame.response.assign(cells.size(), 0.0);
+    // Whether the intercept and `subset` (terms, in order) can all be estimated; the
+    // intercept stands for clmm's thresholds too.
+    auto full_rank = [&](std::vector<stats::FixedTerm> subset, std::string* why) {
+      subset.insert(subset.begin(), stats::FixedTerm{});
+      try {
+        stats::build_design(frame, subset, levels);
+        return true;
+      } catch (const std::invalid_argument& e) {
+        if (why) *why = e.what();
+        return false;
+      }
+    };
+    std::string why;
+    if (full_rank(terms, &why)) return;
+    // The first term that cannot be estimated beside the terms before it...
+    std::size_t bad = 0;
+    while (bad + 1 < terms.size() && full_rank({terms.begin(), terms.begin() + static_cast<std::ptrdiff_t>(bad + 1)}, nullptr))
+      ++bad;
+    // ...and, where one alone explains it, the earlier term it goes with.
+    std::string partner;
+    for (std::size_t k = 0; k < bad && partner.empty(); ++k)
+      if (!full_rank({terms[k], terms[bad]}, nullptr)) partner = fmt::format("{}", fmt::join(terms[k], ":"));
+    const std::string term = fmt::format("{}", fmt::join(terms[bad], ":"));
+    if (why.rfind("build_design: ", 0) == 0) why = why.substr(14);
+    if (auto p = why.find(" (rank-deficient design)"); p != std::string::npos) why.erase(p);
+    diags_.error(term_range(a, terms[bad]),
+                 fmt::format("{}: the effect of {} cannot be told apart from {} in the planned requests{} ({}): drop one "
+                             "of them",
+                             head, term, partner.empty() ? "the terms before it" : "that of " + partner,
+                             has_where(a) ? " its 'where' keeps" : "", why));
+  }
+
+  void comparisons(const ast::AnalysisDecl& a, const std::vector<std::size_t>& rows) {
+    const auto* compare = find_option(a, "compare");
+    if (!compare) return;
+    const std::string head = fmt::format("{} {}", a.kind.name, a.name.name);
+    std::vector<std::string> groups = option_variables(a, a.kind.name == "wilcoxon" ? "within" : "by");
+    std::string variable;
+    for (const auto& val : compare->values) {
+      if (val.label) variable = val.label->name;
+      if (!val.versus || variable.empty()) continue;
+      const std::string treatment = name_of(val.value), control = name_of(*val.versus);
+      std::vector<std::string> keys = option_variables(a, "pairs");
+      if (keys.empty()) {  // the run's default keys (pairs.cpp)
+        for (const char* v : {"seed", "model", "arm"})
+          if (variable != v) keys.push_back(v);
+        for (const auto& f : spec_.factors)
+          if (f.name != variable) keys.push_back(f.name);
+        if (spec_.answers > 1 && variable != "answer") keys.push_back("answer");
+      }
+      std::vector<std::string> matched_on = keys;
+      for (const auto& g : groups)
+        if (std::find(matched_on.begin(), matched_on.end(), g) == matched_on.end()) matched_on.push_back(g);
+      std::set<std::vector<std::string>> sides[2];
+      for (std::size_t i : rows) {
+        const std::string value = value_of(spec_, rows_[i], variable);
+        const int side = value == treatment ? 0 : value == control ? 1 : -1;
+        if (side < 0) continue;
+        std::vector<std::string> key;
+        for (const auto& k : matched_on) key.push_back(value_of(spec_, rows_[i], k));
+        sides[side].insert(std::move(key));
+      }
+      const std::string label = fmt::format("{}: {} vs {}", variable, treatment, control);
+      const std::string after = has_where(a) ? " its 'where' keeps" : "";
+      if (sides[0].empty() || sides[1].empty()) {
+        const std::string& missing = sides[0].empty() ? treatment : control;
+        diags_.error(val.range, fmt::format("{}: {} {} is not in the planned requests{}, so the comparison {} has "
+                                            "nothing to compare",
+                                            head, variable, missing, after, label));
+        diags_.note(has_where(a) ? "widen the 'where', or compare levels that are planned"
+                                 : "compare levels that are planned, or plan requests at that level");
+        continue;
+      }
+      bool any = false;
+      for (const auto& key : sides[0])
+        if (sides[1].count(key)) {
+          any = true;
+          break;
+        }
+      if (any) continue;
+      diags_.error(val.range, fmt::format("{}: no planned answer at {} {} pairs with one at {} {}: the two sides never "
+                                          "share {}",
+                                          head, variable, treatment, variable, control, fmt::join(matched_on, ", ")));
+      diags_.note("name in 'pairs' only variables that both sides share");
+    }
+  }
+
+  const Spec& spec_;
+  Diagnostics& diags_;
+  std::vector<ScoreRow> rows_;
+  std::set<std::string> scores_;
+};
+
+}  // namespace
+
+void check_plan_analyses(const Spec& spec, const Plan& plan, Diagnostics& diags) {
+  PlanAnalyses(spec, plan, diags).run();
+}
+
+}  // namespace mirac
