@@ -6,6 +6,7 @@
 #include "interpreter/scores/plan_analyses.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -184,6 +185,7 @@ class PlanAnalyses {
       const std::string& k = a.kind.name;
       if ((k == "lmm" || k == "clmm") && a.formula) formula(a, *rows);
       else if (k == "wilcoxon" || k == "paired") comparisons(a, *rows);
+      else if (k == "spearman") spearman(a, *rows);
     }
   }
 
@@ -428,19 +430,36 @@ class PlanAnalyses {
       std::vector<std::string> matched_on = keys;
       for (const auto& g : groups)
         if (std::find(matched_on.begin(), matched_on.end(), g) == matched_on.end()) matched_on.push_back(g);
-      std::set<std::vector<std::string>> sides[2];
+      // Answers per side under each key, as the run matches them (pairs.cpp): a key with
+      // exactly one answer on each side is a pair; one with more is left out.
+      std::map<std::vector<std::string>, std::array<std::size_t, 2>> counts;
       for (std::size_t i : rows) {
         const std::string value = value_of(spec_, rows_[i], variable);
         const int side = value == treatment ? 0 : value == control ? 1 : -1;
         if (side < 0) continue;
         std::vector<std::string> key;
         for (const auto& k : matched_on) key.push_back(value_of(spec_, rows_[i], k));
-        sides[side].insert(std::move(key));
+        ++counts[std::move(key)][static_cast<std::size_t>(side)];
+      }
+      bool present[2] = {false, false};
+      std::size_t shared = 0, duplicated = 0;
+      std::map<std::vector<std::string>, std::size_t> pairs_per_group;  // by the `within`/`by` values
+      std::vector<std::size_t> group_at;
+      for (const auto& g : groups) group_at.push_back(std::find(matched_on.begin(), matched_on.end(), g) - matched_on.begin());
+      for (const auto& [key, n] : counts) {
+        present[0] = present[0] || n[0] > 0;
+        present[1] = present[1] || n[1] > 0;
+        std::vector<std::string> group;
+        for (std::size_t at : group_at) group.push_back(key[at]);
+        std::size_t& pairs = pairs_per_group[group];
+        if (n[0] > 0 && n[1] > 0) ++shared;
+        if (n[0] > 1 || n[1] > 1) ++duplicated;
+        if (n[0] == 1 && n[1] == 1) ++pairs;
       }
       const std::string label = fmt::format("{}: {} vs {}", variable, treatment, control);
       const std::string after = has_where(a) ? " its 'where' keeps" : "";
-      if (sides[0].empty() || sides[1].empty()) {
-        const std::string& missing = sides[0].empty() ? treatment : control;
+      if (!present[0] || !present[1]) {
+        const std::string& missing = !present[0] ? treatment : control;
         diags_.error(val.range, fmt::format("{}: {} {} is not in the planned requests{}, so the comparison {} has "
                                             "nothing to compare",
                                             head, variable, missing, after, label));
@@ -448,18 +467,46 @@ class PlanAnalyses {
                                  : "compare levels that are planned, or plan requests at that level");
         continue;
       }
-      bool any = false;
-      for (const auto& key : sides[0])
-        if (sides[1].count(key)) {
-          any = true;
-          break;
-        }
-      if (any) continue;
-      diags_.error(val.range, fmt::format("{}: no planned answer at {} {} pairs with one at {} {}: the two sides never "
-                                          "share {}",
-                                          head, variable, treatment, variable, control, fmt::join(matched_on, ", ")));
-      diags_.note("name in 'pairs' only variables that both sides share");
+      if (shared == 0) {
+        diags_.error(val.range, fmt::format("{}: no planned answer at {} {} pairs with one at {} {}: the two sides "
+                                            "never share {}",
+                                            head, variable, treatment, variable, control, fmt::join(matched_on, ", ")));
+        diags_.note("name in 'pairs' only variables that both sides share");
+        continue;
+      }
+      // A signed-rank test needs two pairs: a comparison no group can test gives nothing.
+      // Keys with several answers on a side are the run's to warn of (it leaves them out
+      // and says to name every factor that varies in 'pairs'): not reported here.
+      std::size_t most = 0;
+      for (const auto& [group, pairs] : pairs_per_group) most = std::max(most, pairs);
+      if (most >= 2 || duplicated > 0) continue;
+      const std::string option = a.kind.name == "wilcoxon" ? "within" : "by";
+      diags_.error(val.range,
+                   fmt::format("{}: {} has {} matched pair {}the planned requests{}, and a paired test needs 2", head,
+                               label, most == 0 ? "no" : groups.empty() ? "only 1" : "at most 1",
+                               groups.empty() ? "in " : fmt::format("in each '{}' group of ", option), after));
+      diags_.note(groups.empty() ? std::string("plan more seeds or levels to pair")
+                                 : fmt::format("drop or coarsen '{}', or plan more seeds or levels to pair", option));
     }
+  }
+
+  // A rank correlation over the `by` groups needs three of them on the audit's side.
+  void spearman(const ast::AnalysisDecl& a, const std::vector<std::size_t>& rows) {
+    std::vector<std::string> by = option_variables(a, "by");
+    std::set<std::vector<std::string>> groups;
+    for (std::size_t i : rows) {
+      std::vector<std::string> g;
+      for (const auto& v : by) g.push_back(value_of(spec_, rows_[i], v));
+      groups.insert(std::move(g));
+      if (groups.size() >= 3) return;
+    }
+    const auto* o = find_option(a, "by");
+    diags_.error(o ? o->range : a.name.range,
+                 fmt::format("spearman {}: {} {} in the planned requests{}, and a rank correlation needs 3",
+                             a.name.name, by.empty() ? "without 'by' there is one group" : "its 'by' gives",
+                             by.empty() ? std::string() : fmt::format("{} group{}", groups.size(), groups.size() == 1 ? "" : "s"),
+                             has_where(a) ? " its 'where' keeps" : ""));
+    diags_.note("correlate over variables with more planned levels, e.g. 'by model * language'");
   }
 
   const Spec& spec_;
