@@ -501,11 +501,13 @@ class PlanAnalyses {
       if (groups.size() >= 3) return;
     }
     const auto* o = find_option(a, "by");
-    diags_.error(o ? o->range : a.name.range,
-                 fmt::format("spearman {}: {} {} in the planned requests{}, and a rank correlation needs 3",
-                             a.name.name, by.empty() ? "without 'by' there is one group" : "its 'by' gives",
-                             by.empty() ? std::string() : fmt::format("{} group{}", groups.size(), groups.size() == 1 ? "" : "s"),
-                             has_where(a) ? " its 'where' keeps" : ""));
+    // A warning: the run does not fail, its result says the correlation is missing.
+    const std::string count = by.empty() ? std::string("without 'by' there is one group")
+                                         : fmt::format("its 'by' gives {} group{}", groups.size(), groups.size() == 1 ? "" : "s");
+    diags_.warning(o ? o->range : a.name.range,
+                   fmt::format("spearman {}: {} in the planned requests{}, and a rank correlation needs 3, so its "
+                               "result will have none",
+                               a.name.name, count, has_where(a) ? " its 'where' keeps" : ""));
     diags_.note("correlate over variables with more planned levels, e.g. 'by model * language'");
   }
 
