@@ -9,6 +9,7 @@
 
 #include "engine/selection.hpp"
 #include "engine/send/send.hpp"
+#include "runtime/offline/offline_model.hpp"
 #include "interpreter/model/data.hpp"
 
 namespace mirac {
@@ -131,7 +132,12 @@ Outcome check_lock_output(const Rewrites& rewrites, const std::string& output) {
 
 RunSummary send_rewrites(const Rewrites& rewrites, const std::atomic<bool>& cancel, const RunHooks& hooks) {
   const Audit& audit = rewrites.audit;
-  return run_plan(rewrites.calls, audit.run_dir, scheduler_options(audit.spec(), audit.options), cancel, hooks);
+  SchedulerOptions options = scheduler_options(audit.spec(), audit.options);
+  // The offline provider cannot rewrite, and its heuristic answers are English or Chinese
+  // whatever the variant's language: a rewriter on it gives back the text it was sent (the
+  // seed's text in the level's language), so a pilot's lock reads in the right language.
+  options.offline_replies = [](const OfflineRequest& request) -> std::optional<std::string> { return request.user; };
+  return run_plan(rewrites.calls, audit.run_dir, options, cancel, hooks);
 }
 
 Outcome write_locks(const Rewrites& rewrites, const std::string& output, std::vector<LockWrite>& writes) {

@@ -156,3 +156,28 @@ TEST_CASE("mirac rewrite: rewrites are priced from the rewriter's provider table
   CHECK(run.out.find("spend this run: $0.0000\n") == std::string::npos);
   CHECK(run.out.find("spend this run: $0.0") != std::string::npos);
 }
+
+TEST_CASE("mirac rewrite on the offline provider gives back each text in the variant's own language") {
+  mirac::test::TempDir tmp("rewrite_offline");
+  const std::string spec = tmp.write(
+      "es.audit",
+      "audit es { title \"offline rewrite\" }\nuse stdlib.providers\nfactor language { es en }\nfactor hls { high low }\n"
+      "seeds {\n  seed s1 { question.es = \"¿Cuál es la dosis máxima?\" question.en = \"What is the highest dose?\" }\n}\n"
+      "variant question by language * hls {\n"
+      "  instructions {\n    high { es \"Reescribe formalmente.\" en \"Rewrite formally.\" }\n    low \"Rewrite simply.\"\n  }\n"
+      "  rewriter offline(\"sim-rewriter\")\n}\n"
+      "prompt { id \"{seed.id}_{language}_{hls}\" text seed.question }\nmodel gpt = offline(\"sim-gpt\")\n");
+  const std::string store = tmp.path("store");
+  auto rewrite = invoke({"rewrite", spec, "--store", store});
+  INFO(rewrite.out << rewrite.err);
+  REQUIRE(rewrite.code == 0);
+  const auto records = read_jsonl(store + "/question.lock.jsonl");
+  REQUIRE(records.size() == 4);
+  for (const auto& r : records) {
+    CAPTURE(r.dump());
+    // No model rewrites offline: the lock holds the seed's text in the level's language,
+    // never the offline provider's English answer.
+    CHECK(r["text"] == (r["language"] == "es" ? "¿Cuál es la dosis máxima?" : "What is the highest dose?"));
+    CHECK(r["model"] == "sim-rewriter");
+  }
+}
