@@ -169,7 +169,8 @@ nlohmann::ordered_json contrast_part(const Context& ctx, const Compared& c, cons
   const Figures& names = figures_of(check);
   nlohmann::ordered_json out{{"judged", json_number(judged)}};
   if (!linear || other_levels) {
-    out["note"] = !linear ? fmt::format("not a sum of cell means: its {} is not defined", names.names[2])
+    out["note"] = !linear ? fmt::format("not a sum of cell means: {} is not defined for it",
+                                        check.translates() ? "the judge's part" : "its change under the rubric")
                           : "its cells hold answers at levels the check does not compare";
     return out;
   }
