@@ -61,28 +61,25 @@ void contrasts_table(const Json& a, std::string caption, const std::array<std::s
   for (auto& n : notes) out.push_back(Note{std::move(n)});
 }
 
-// A rubric check: per dimension and group, the shift at each level when the answers are
-// judged again with the other rubric, the change of the level effect and the mean shift.
-void rubric_table(const Context& ctx, const Item& item, const Json& a, const std::string& la, const std::string& lb,
-                  const std::vector<std::string>& by_names, std::vector<Block>& out) {
-  const std::string name = text(member(&a, "name")), judge = text(member(&a, "judge"));
-  const std::string factor = text(member(&a, "factor")), rubric = text(member(&a, "rubric"));
+// What a kind of check reports per dimension, after the shifts: the headers and the
+// results' keys of its two figures.
+struct Figures {
+  std::string shift_a, shift_b, first, second;
+  const char* first_key;
+  const char* second_key;
+};
+
+// Per dimension and group: the answers at each level, the two shifts and the check's two
+// figures, each with its interval.
+Table dimension_table(const Context& ctx, std::string caption, const Json& a, const std::string& la,
+                      const std::string& lb, const std::vector<std::string>& by_names, const Figures& figures) {
   const Json* by = member(&a, "by");
   Table t;
-  t.caption = !item.title.empty()
-                  ? item.title
-                  : fmt::format("Analysis {}: does the {} effect judge {} finds depend on its rubric? Sampled answers "
-                                "at {} and {} were judged again with rubric {}. A shift is the mean change of the score "
-                                "at that level; the change of the effect ({} - {}) is their difference, the part of "
-                                "the {} effect that moves with the rubric, and the mean shift what the rubric changes "
-                                "at both; 95% intervals from a cluster bootstrap over seeds{}",
-                                name, factor, judge, level_label(ctx.spec, factor, la), level_label(ctx.spec, factor, lb),
-                                rubric, la, lb, factor, by_names.empty() ? "" : ", by " + join_by(by_names));
+  t.caption = std::move(caption);
   t.header = {"dimension"};
   if (!by_names.empty()) t.header.push_back(join_by(by_names));
-  for (const std::string& h : {fmt::format("n ({}, {})", la, lb), fmt::format("shift at {}", la),
-                               fmt::format("shift at {}", lb), fmt::format("change of the effect {} - {}", la, lb),
-                               std::string("mean shift")})
+  for (const std::string& h : {fmt::format("n ({}, {})", la, lb), figures.shift_a, figures.shift_b, figures.first,
+                               figures.second})
     t.header.push_back(h);
   t.numeric.assign(t.header.size(), true);
   t.numeric[0] = false;
@@ -98,18 +95,11 @@ void rubric_table(const Context& ctx, const Item& item, const Json& a, const std
       const Json* shift = member(&r, "shift");
       row.push_back(with_ci(member(shift, la)));
       row.push_back(with_ci(member(shift, lb)));
-      row.push_back(with_ci(member(&r, "effect_change")));
-      row.push_back(with_ci(member(&r, "mean_shift")));
+      row.push_back(with_ci(member(&r, figures.first_key)));
+      row.push_back(with_ci(member(&r, figures.second_key)));
       t.rows.push_back(std::move(row));
     }
-  out.push_back(std::move(t));
-  small_design_note(a, out);
-  contrasts_table(a,
-                  fmt::format("Analysis {}: each contrast as judge {} scored it, its change when the answers are "
-                              "judged with rubric {} (each cell's shift at its levels, through the contrast), and its "
-                              "value under that rubric",
-                              name, judge, rubric),
-                  {"change", "under the rubric"}, {"change", "under_rubric"}, out);
+  return t;
 }
 
 }  // namespace
@@ -125,48 +115,49 @@ void invariance_table(const Context& ctx, const Item& item, const Json& a, std::
   std::vector<std::string> by_names;
   if (by && by->is_array())
     for (const auto& v : *by) by_names.push_back(text(&v));
+  const std::string by_text = by_names.empty() ? "" : ", by " + join_by(by_names);
 
-  const bool rubric = text(member(&a, "transformation")) == "rubric";
-  if (rubric) {
-    rubric_table(ctx, item, a, la, lb, by_names, out);
+  if (text(member(&a, "transformation")) == "rubric") {
+    // The answers judged again with another rubric: what it changes at each level, the
+    // change of the level effect and the mean shift.
+    const std::string rubric = text(member(&a, "rubric"));
+    out.push_back(dimension_table(
+        ctx,
+        !item.title.empty()
+            ? item.title
+            : fmt::format("Analysis {}: does the {} effect judge {} finds depend on its rubric? Sampled answers at {} "
+                          "and {} were judged again with rubric {}. A shift is the mean change of the score at that "
+                          "level; the change of the effect ({} - {}) is their difference, the part of the {} effect "
+                          "that moves with the rubric, and the mean shift what the rubric changes at both; 95% "
+                          "intervals from a cluster bootstrap over seeds{}",
+                          name, factor, judge, label_a, label_b, rubric, la, lb, factor, by_text),
+        a, la, lb, by_names,
+        {fmt::format("shift at {}", la), fmt::format("shift at {}", lb), fmt::format("change of the effect {} - {}", la, lb),
+         "mean shift", "effect_change", "mean_shift"}));
+    small_design_note(a, out);
+    contrasts_table(a,
+                    fmt::format("Analysis {}: each contrast as judge {} scored it, its change when the answers are "
+                                "judged with rubric {} (each cell's shift at its levels, through the contrast), and its "
+                                "value under that rubric",
+                                name, judge, rubric),
+                    {"change", "under the rubric"}, {"change", "under_rubric"}, out);
     return;
   }
-  Table t;
-  t.caption = !item.title.empty()
-                  ? item.title
-                  : fmt::format("Analysis {}: does judge {} score the same content alike in {} and {}? Sampled answers "
-                                "were translated into the other {} by {} and judged again as answers to that {}'s "
-                                "prompt. A shift is the mean change of the score; the judge's gap ({} - {}) is half the "
-                                "difference of the two shifts, the part of a {} effect that is the judge's own, and the "
-                                "translation's loss their mean, what translating costs a score either way; 95% "
-                                "intervals from a cluster bootstrap over seeds{}",
-                                name, judge, label_a, label_b, factor, text(member(&a, "translator")), factor, la, lb,
-                                factor, by_names.empty() ? "" : ", by " + join_by(by_names));
-  t.header = {"dimension"};
-  if (!by_names.empty()) t.header.push_back(join_by(by_names));
-  for (const std::string& h : {fmt::format("n ({}, {})", la, lb), fmt::format("shift {} → {}", la, lb),
-                               fmt::format("shift {} → {}", lb, la), fmt::format("judge's gap {} - {}", la, lb),
-                               std::string("translation's loss")})
-    t.header.push_back(h);
-  t.numeric.assign(t.header.size(), true);
-  t.numeric[0] = false;
-  if (!by_names.empty()) t.numeric[1] = false;
-  if (const Json* results = member(&a, "results"); results && results->is_array())
-    for (const auto& r : *results) {
-      std::vector<std::string> row = {dimension_label(ctx.spec, text(member(&r, "dimension")))};
-      if (!by_names.empty()) row.push_back(group_values_label(r, by));
-      const Json* n = member(&r, "n");
-      row.push_back(n && n->is_array() && n->size() == 2
-                        ? fmt::format("{}, {}", count(number(&(*n)[0])), count(number(&(*n)[1])))
-                        : kMissing);
-      const Json* shift = member(&r, "shift");
-      row.push_back(with_ci(member(shift, la)));
-      row.push_back(with_ci(member(shift, lb)));
-      row.push_back(with_ci(member(&r, "judge_gap")));
-      row.push_back(with_ci(member(&r, "translation_loss")));
-      t.rows.push_back(std::move(row));
-    }
-  out.push_back(std::move(t));
+  out.push_back(dimension_table(
+      ctx,
+      !item.title.empty()
+          ? item.title
+          : fmt::format("Analysis {}: does judge {} score the same content alike in {} and {}? Sampled answers were "
+                        "translated into the other {} by {} and judged again as answers to that {}'s prompt. A shift "
+                        "is the mean change of the score; the judge's gap ({} - {}) is half the difference of the two "
+                        "shifts, the part of a {} effect that is the judge's own, and the translation's loss their "
+                        "mean, what translating costs a score either way; 95% intervals from a cluster bootstrap over "
+                        "seeds{}",
+                        name, judge, label_a, label_b, factor, text(member(&a, "translator")), factor, la, lb, factor,
+                        by_text),
+      a, la, lb, by_names,
+      {fmt::format("shift {} → {}", la, lb), fmt::format("shift {} → {}", lb, la), fmt::format("judge's gap {} - {}", la, lb),
+       "translation's loss", "judge_gap", "translation_loss"}));
   small_design_note(a, out);
   contrasts_table(a,
                   fmt::format("Analysis {}: each contrast as judge {} scored it, the part of it that is the judge's gap "
