@@ -13,9 +13,10 @@ namespace mirac {
 /// Reports, at the analysis (or its term or option), an `lmm`/`clmm` whose fixed variable
 /// has fewer than two levels in the planned requests (after a `where` that reads no
 /// scores), whose `reference` level is absent there, or whose fixed-effects design is not of
-/// full rank over the planned cells; and a `wilcoxon`/`paired` comparison whose two sides
-/// never match. A `where` that reads scores cannot be known before the run: its analysis is
-/// skipped. Nothing is reported for a plan without requests.
+/// full rank over the planned cells; a `wilcoxon`/`paired` comparison whose two sides never
+/// match, or that has fewer than two matched pairs in every group; and, as a warning, a
+/// `spearman` over fewer than three groups. A `where` that reads scores cannot be known
+/// before the run: its analysis is skipped. Nothing is reported for a plan without requests.
 void check_plan_analyses(const Spec& spec, const Plan& plan, Diagnostics& diags);
 
 }  // namespace mirac
