@@ -8,8 +8,12 @@
 // and its mean shift, with the rubric's shifts drifting by seed.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
+#include <functional>
 #include <random>
+#include <utility>
+#include <vector>
 
 #include "engine/analyze/parts.hpp"
 #include "interpreter/driver.hpp"
@@ -28,33 +32,40 @@ bool covers(const nlohmann::ordered_json& figure, double truth) {
   return ci.is_array() && ci[0].get<double>() <= truth && truth <= ci[1].get<double>();
 }
 
-}  // namespace
+// One answer's scores (D1, D2) as judged and as judged again, from its content on D1,
+// whether it is Chinese, the seed's drift of what the check measures, and the generator.
+using Draw = std::function<std::pair<std::vector<double>, std::vector<double>>(double content, bool zh, double drift,
+                                                                                 std::normal_distribution<double>& normal,
+                                                                                 std::mt19937_64& rng)>;
 
-TEST_CASE("invariance: the judge's gap and the translation's loss cover 95% at 12 seeds") {
+// The share of kReplicates audits of kSeeds seeds (two tones x two languages each) whose
+// intervals of the analysis's two figures on D1 hold their truths. Replicate r draws from
+// `stream + r` and resamples from `resample_stream + r`.
+std::array<double, 2> coverage(const char* analysis, std::uint64_t stream, std::uint64_t resample_stream, const Draw& draw,
+                               const std::array<const char*, 2>& figures, const std::array<double, 2>& truths) {
+  constexpr int kReplicates = 400, kSeeds = 12;
   mirac::CheckOptions options;
   options.offline = true;
   auto c = mirac::compile(fixture("invariance.audit"), options);
   REQUIRE(c->ok());
   const mirac::Spec& spec = c->spec;
-  const mirac::ast::AnalysisDecl* inv = nullptr;
+  const mirac::ast::AnalysisDecl* decl = nullptr;
   for (const auto& a : spec.analyses)
-    if (a.name.name == "inv") inv = &a;
-  REQUIRE(inv != nullptr);
+    if (a.name.name == analysis) decl = &a;
+  REQUIRE(decl != nullptr);
   const int language = spec.factor_index("language"), tone = spec.factor_index("tone");
   const int zh = spec.factors[language].level_index("zh");
-
-  constexpr int kReplicates = 400, kSeeds = 12;
-  int gap_covered = 0, loss_covered = 0;
+  std::array<int, 2> covered{0, 0};
   for (int r = 0; r < kReplicates; ++r) {
-    std::mt19937_64 rng(1000 + r);
+    std::mt19937_64 rng(stream + static_cast<std::uint64_t>(r));
     std::normal_distribution<double> normal(0, 1);
     mirac::analyze::ScoreTable table;
     table.dims = {"D1", "D2"};
     table.rater = "grader";
-    mirac::analyze::RaterRows rejudged{"inv", {}};
+    mirac::analyze::RaterRows rejudged{analysis, {}};
     for (int s = 0; s < kSeeds; ++s) {
       const double seed_effect = 0.6 * normal(rng);
-      const double bias_drift = 0.2 * normal(rng);  // the judge's gap varies by seed
+      const double drift = 0.2 * normal(rng);  // what the check measures varies by seed
       for (int t = 0; t < 2; ++t)
         for (int l = 0; l < 2; ++l) {
           mirac::analyze::ScoreRow row;
@@ -62,95 +73,62 @@ TEST_CASE("invariance: the judge's gap and the translation's loss cover 95% at 1
           row.levels.assign(spec.factors.size(), 0);
           row.levels[language] = l, row.levels[tone] = t;
           const double content = 3 + seed_effect + (l == zh ? 0.3 : 0) + 0.5 * normal(rng);
-          const double own_bias = l == zh ? kGap + bias_drift : 0, other_bias = l == zh ? 0 : kGap + bias_drift;
-          row.scores = {content + own_bias + 0.4 * normal(rng), 3 + 0.5 * normal(rng)};
-          mirac::analyze::ScoreRow again = row;
-          again.scores = {content + other_bias - kLoss + 0.4 * normal(rng), row.scores[1] - kLoss + 0.4 * normal(rng)};
+          auto [judged, again] = draw(content, l == zh, drift, normal, rng);
+          row.scores = judged;
+          mirac::analyze::ScoreRow rejudged_row = row;
+          rejudged_row.scores = again;
           table.rows.push_back(row);
-          rejudged.rows.push_back(again);
+          rejudged.rows.push_back(rejudged_row);
         }
     }
     table.others.push_back(std::move(rejudged));
     mirac::analyze::AnalyzeOptions analyze;
     analyze.resamples = 400;
-    analyze.seed = 7000 + static_cast<std::uint64_t>(r);
+    analyze.seed = resample_stream + static_cast<std::uint64_t>(r);
     mirac::Diagnostics diags;
     const mirac::analyze::Context ctx{spec, table, analyze, c->sources, diags};
     mirac::analyze::Output out;
-    const nlohmann::ordered_json j = mirac::analyze::run_invariance(ctx, *inv, out);
+    const nlohmann::ordered_json j = mirac::analyze::run_invariance(ctx, *decl, out);
     REQUIRE(j.contains("results"));
     const auto& d1 = j.at("results").at(0);
     REQUIRE(d1.at("dimension") == "D1");
     REQUIRE(d1.at("n") == nlohmann::ordered_json::array({24, 24}));
-    gap_covered += covers(d1.at("judge_gap"), kGap);
-    loss_covered += covers(d1.at("translation_loss"), kLoss);
+    for (std::size_t k = 0; k < 2; ++k) covered[k] += covers(d1.at(figures[k]), truths[k]);
   }
-  const double gap = gap_covered / static_cast<double>(kReplicates), loss = loss_covered / static_cast<double>(kReplicates);
-  const double three_se = 3 * std::sqrt(0.95 * 0.05 / kReplicates);
+  return {covered[0] / static_cast<double>(kReplicates), covered[1] / static_cast<double>(kReplicates)};
+}
+
+const double kThreeSe = 3 * std::sqrt(0.95 * 0.05 / 400);
+
+}  // namespace
+
+TEST_CASE("invariance: the judge's gap and the translation's loss cover 95% at 12 seeds") {
+  const auto [gap, loss] = coverage(
+      "inv", 1000, 7000,
+      [](double content, bool zh, double drift, std::normal_distribution<double>& normal, std::mt19937_64& rng) {
+        const double own_bias = zh ? kGap + drift : 0, other_bias = zh ? 0 : kGap + drift;
+        std::vector<double> judged{content + own_bias + 0.4 * normal(rng), 3 + 0.5 * normal(rng)};
+        std::vector<double> again{content + other_bias - kLoss + 0.4 * normal(rng), judged[1] - kLoss + 0.4 * normal(rng)};
+        return std::pair{judged, again};
+      },
+      {"judge_gap", "translation_loss"}, {kGap, kLoss});
   MESSAGE("coverage at 12 seeds: judge's gap " << gap << ", translation's loss " << loss);
-  CHECK(std::fabs(gap - 0.95) < three_se);
-  CHECK(std::fabs(loss - 0.95) < three_se);
+  CHECK(std::fabs(gap - 0.95) < kThreeSe);
+  CHECK(std::fabs(loss - 0.95) < kThreeSe);
 }
 
 TEST_CASE("invariance with a rubric: the change of the level effect and the mean shift cover 95% at 12 seeds") {
   constexpr double kShiftZh = 0.4, kShiftEn = 0.1;  // what the other rubric adds at each level
-  mirac::CheckOptions options;
-  options.offline = true;
-  auto c = mirac::compile(fixture("invariance.audit"), options);
-  REQUIRE(c->ok());
-  const mirac::Spec& spec = c->spec;
-  const mirac::ast::AnalysisDecl* rub = nullptr;
-  for (const auto& a : spec.analyses)
-    if (a.name.name == "rub") rub = &a;
-  REQUIRE(rub != nullptr);
-  const int language = spec.factor_index("language"), tone = spec.factor_index("tone");
-  const int zh = spec.factors[language].level_index("zh");
-
-  constexpr int kReplicates = 400, kSeeds = 12;
-  int change_covered = 0, mean_covered = 0;
-  for (int r = 0; r < kReplicates; ++r) {
-    std::mt19937_64 rng(5000 + r);
-    std::normal_distribution<double> normal(0, 1);
-    mirac::analyze::ScoreTable table;
-    table.dims = {"D1", "D2"};
-    table.rater = "grader";
-    mirac::analyze::RaterRows rejudged{"rub", {}};
-    for (int s = 0; s < kSeeds; ++s) {
-      const double seed_effect = 0.6 * normal(rng);
-      const double shift_drift = 0.2 * normal(rng);  // the rubric's effect varies by seed
-      for (int t = 0; t < 2; ++t)
-        for (int l = 0; l < 2; ++l) {
-          mirac::analyze::ScoreRow row;
-          row.seed = s, row.model = 0, row.arm = 0;
-          row.levels.assign(spec.factors.size(), 0);
-          row.levels[language] = l, row.levels[tone] = t;
-          const double content = 3 + seed_effect + (l == zh ? 0.3 : 0) + 0.5 * normal(rng);
-          row.scores = {content + 0.4 * normal(rng), 3 + 0.5 * normal(rng)};
-          mirac::analyze::ScoreRow again = row;
-          const double shift = (l == zh ? kShiftZh : kShiftEn) + shift_drift;
-          again.scores = {content + shift + 0.4 * normal(rng), row.scores[1] + 0.4 * normal(rng)};
-          table.rows.push_back(row);
-          rejudged.rows.push_back(again);
-        }
-    }
-    table.others.push_back(std::move(rejudged));
-    mirac::analyze::AnalyzeOptions analyze;
-    analyze.resamples = 400;
-    analyze.seed = 9000 + static_cast<std::uint64_t>(r);
-    mirac::Diagnostics diags;
-    const mirac::analyze::Context ctx{spec, table, analyze, c->sources, diags};
-    mirac::analyze::Output out;
-    const nlohmann::ordered_json j = mirac::analyze::run_invariance(ctx, *rub, out);
-    REQUIRE(j.contains("results"));
-    const auto& d1 = j.at("results").at(0);
-    REQUIRE(d1.at("dimension") == "D1");
-    change_covered += covers(d1.at("effect_change"), kShiftZh - kShiftEn);
-    mean_covered += covers(d1.at("mean_shift"), (kShiftZh + kShiftEn) / 2);
-  }
-  const double change = change_covered / static_cast<double>(kReplicates);
-  const double mean = mean_covered / static_cast<double>(kReplicates);
-  const double three_se = 3 * std::sqrt(0.95 * 0.05 / kReplicates);
+  const auto [change, mean] = coverage(
+      "rub", 5000, 9000,
+      [](double content, bool zh, double drift, std::normal_distribution<double>& normal, std::mt19937_64& rng) {
+        std::vector<double> judged{content + 0.4 * normal(rng), 3 + 0.5 * normal(rng)};
+        const double shift = (zh ? kShiftZh : kShiftEn) + drift;
+        std::vector<double> again{content + shift + 0.4 * normal(rng), judged[1] + 0.4 * normal(rng)};
+        return std::pair{judged, again};
+      },
+      {"effect_change", "mean_shift"}, {kShiftZh - kShiftEn, (kShiftZh + kShiftEn) / 2});
   MESSAGE("coverage at 12 seeds: change of the effect " << change << ", mean shift " << mean);
-  CHECK(std::fabs(change - 0.95) < three_se);
-  CHECK(std::fabs(mean - 0.95) < three_se);
+  CHECK(std::fabs(change - 0.95) < kThreeSe);
+  CHECK(std::fabs(mean - 0.95) < kThreeSe);
 }
