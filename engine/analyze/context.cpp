@@ -43,38 +43,6 @@ std::string csv_number(double x) { return std::isfinite(x) ? fmt::format("{}", x
 
 nlohmann::ordered_json json_number(double x) { return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json(); }
 
-std::string variable_value(const Spec& spec, const ScoreRow& row, const std::string& variable) {
-  int f = spec.factor_index(variable);
-  if (f >= 0) return spec.factors[f].levels[row.levels[f]].name.name;
-  if (variable == "model") return spec.models[row.model].name;
-  if (auto g = spec.models[row.model].groups.find(variable); g != spec.models[row.model].groups.end()) return g->second;
-  if (variable == "arm") return spec.arms[row.arm].name;
-  const Seed& seed = spec.seeds[row.seed];
-  if (variable == "seed") return seed.id;
-  if (variable == "cell") {
-    std::string key;
-    for (int d : spec.design) key += (key.empty() ? "" : ".") + spec.factors[d].levels[row.levels[d]].name.name;
-    return key;
-  }
-  // Several answers per prompt: which one (from 1), and the prompt they answer (its seed and
-  // cell), the group of a random intercept per prompt, `(1 | prompt)`.
-  if (variable == "answer") return std::to_string(row.answer + 1);
-  if (variable == "prompt") {
-    std::string key = seed.id;
-    for (std::size_t f = 0; f < row.levels.size(); ++f) key += "|" + spec.factors[f].levels[row.levels[f]].name.name;
-    return key;
-  }
-  for (const auto& info : spec.seed_fields) {
-    if (info.name != variable) continue;
-    std::string key = info.index_factor >= 0
-                          ? variable + "." + spec.factors[info.index_factor].levels[row.levels[info.index_factor]].name.name
-                          : variable;
-    auto it = seed.fields.find(key);
-    return it == seed.fields.end() ? std::string() : it->second;
-  }
-  return std::string();
-}
-
 bool is_variable(const Spec& spec, const std::string& variable) {
   if (spec.factor_index(variable) >= 0 || variable == "model" || variable == "arm" || variable == "seed" || variable == "cell" ||
       variable == "answer" || variable == "prompt" || spec.is_model_group(variable))

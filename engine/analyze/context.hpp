@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "interpreter/scores/row_variables.hpp"
 #include "interpreter/scores/scores.hpp"
 
 namespace mirac::analyze {
@@ -65,10 +66,7 @@ std::string csv_number(double x);
 /// A number for JSON: NaN and infinities as null.
 nlohmann::ordered_json json_number(double x);
 
-/// The value of a grouping variable on a row: a factor's level, `model`, `arm`, `seed`
-/// (the id), `cell` (the design's levels joined by '.'), or a seed field.
-std::string variable_value(const Spec& spec, const ScoreRow& row, const std::string& variable);
-/// Whether `variable` is something variable_value() knows.
+/// Whether `variable` is something variable_value() (interpreter/scores/row_variables.hpp) knows.
 bool is_variable(const Spec& spec, const std::string& variable);
 
 /// Names in `by`-like option values: `model * language` and `model, arm` both give

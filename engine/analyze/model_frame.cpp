@@ -11,35 +11,6 @@ namespace mirac::analyze {
 
 namespace {
 
-// `a*b*c` is every non-empty subset of {a, b, c}; `a:b` the interaction alone. Terms are
-// ordered by degree, then as written, which is R's and patsy's order.
-std::vector<stats::FixedTerm> expand_terms(const ast::Formula& f) {
-  std::vector<stats::FixedTerm> terms;
-  auto add = [&](stats::FixedTerm t) {
-    auto same = [&](const stats::FixedTerm& u) {
-      return std::is_permutation(u.begin(), u.end(), t.begin(), t.end());
-    };
-    if (std::none_of(terms.begin(), terms.end(), same)) terms.push_back(std::move(t));
-  };
-  for (const auto& t : f.terms) {
-    if (t.group) continue;
-    std::vector<std::string> vars;
-    for (const auto& v : t.vars) vars.push_back(v.name);
-    if (!t.crossed) {
-      add(vars);
-      continue;
-    }
-    for (std::size_t mask = 1; mask < (std::size_t{1} << vars.size()); ++mask) {
-      stats::FixedTerm sub;
-      for (std::size_t i = 0; i < vars.size(); ++i)
-        if (mask & (std::size_t{1} << i)) sub.push_back(vars[i]);
-      add(sub);
-    }
-  }
-  std::stable_sort(terms.begin(), terms.end(), [](const auto& a, const auto& b) { return a.size() < b.size(); });
-  return terms;
-}
-
 // Declared level order of a variable (factor, model, arm), or empty for seed fields.
 std::vector<std::string> declared_levels(const Spec& spec, const std::string& v) {
   std::vector<std::string> out;

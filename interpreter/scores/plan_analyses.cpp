@@ -1,7 +1,7 @@
 // plan_analyses.cpp: whether each analysis can run on the answers the plan would pay for,
-// known before anything is sent. The values of a variable on a planned request are those the
-// analyses read on its answer's score row (engine/analyze/context.cpp, variable_value), and
-// the fixed-effects design is built by the same runtime code as at run time
+// known before anything is sent. The values of a variable on a planned request and the
+// formula's terms are read by the analyses' own code (row_variables.hpp), and the
+// fixed-effects design is built by the same runtime code as at run time
 // (runtime/stats/design.cpp), over the distinct planned cells rather than per request.
 #include "interpreter/scores/plan_analyses.hpp"
 
@@ -15,6 +15,7 @@
 #include <fmt/ranges.h>
 
 #include "interpreter/scores/row_scope.hpp"
+#include "interpreter/scores/row_variables.hpp"
 #include "runtime/stats/design.hpp"
 
 namespace mirac {
@@ -43,36 +44,6 @@ class PlanScope : public Scope {
   const std::set<std::string>& scores_;
 };
 
-// The value of `variable` on a planned row, as the analyses read it on a score row.
-std::string value_of(const Spec& spec, const ScoreRow& row, const std::string& variable) {
-  if (int f = spec.factor_index(variable); f >= 0) return spec.factors[f].levels[row.levels[f]].name.name;
-  if (variable == "model") return spec.models[row.model].name;
-  if (auto g = spec.models[row.model].groups.find(variable); g != spec.models[row.model].groups.end()) return g->second;
-  if (variable == "arm") return spec.arms[row.arm].name;
-  const Seed& seed = spec.seeds[row.seed];
-  if (variable == "seed") return seed.id;
-  if (variable == "cell") {
-    std::string key;
-    for (int d : spec.design) key += (key.empty() ? "" : ".") + spec.factors[d].levels[row.levels[d]].name.name;
-    return key;
-  }
-  if (variable == "answer") return std::to_string(row.answer + 1);
-  if (variable == "prompt") {
-    std::string key = seed.id;
-    for (std::size_t f = 0; f < row.levels.size(); ++f) key += "|" + spec.factors[f].levels[row.levels[f]].name.name;
-    return key;
-  }
-  for (const auto& info : spec.seed_fields) {
-    if (info.name != variable) continue;
-    std::string key = info.index_factor >= 0
-                          ? variable + "." + spec.factors[info.index_factor].levels[row.levels[info.index_factor]].name.name
-                          : variable;
-    auto it = seed.fields.find(key);
-    return it == seed.fields.end() ? std::string() : it->second;
-  }
-  return std::string();
-}
-
 // Declared level order of a variable (factor, model, arm); empty for the others.
 std::vector<std::string> declared_levels(const Spec& spec, const std::string& v) {
   std::vector<std::string> out;
@@ -98,7 +69,7 @@ std::string what_is(const Spec& spec, const std::string& v) {
 std::vector<std::string> present_levels(const Spec& spec, const std::vector<ScoreRow>& all,
                                         const std::vector<std::size_t>& rows, const std::string& v) {
   std::set<std::string> seen;
-  for (std::size_t i : rows) seen.insert(value_of(spec, all[i], v));
+  for (std::size_t i : rows) seen.insert(analyze::variable_value(spec, all[i], v));
   std::vector<std::string> out;
   for (const auto& l : declared_levels(spec, v))
     if (seen.erase(l)) out.push_back(l);
@@ -133,31 +104,6 @@ std::vector<std::string> option_variables(const ast::AnalysisDecl& a, const std:
   return out;
 }
 
-// `a*b*c` is every non-empty subset of {a, b, c}, by degree: the run's order (model_frame.cpp).
-std::vector<stats::FixedTerm> expand_terms(const ast::Formula& f) {
-  std::vector<stats::FixedTerm> terms;
-  auto add = [&](stats::FixedTerm t) {
-    auto same = [&](const stats::FixedTerm& u) { return std::is_permutation(u.begin(), u.end(), t.begin(), t.end()); };
-    if (std::none_of(terms.begin(), terms.end(), same)) terms.push_back(std::move(t));
-  };
-  for (const auto& t : f.terms) {
-    if (t.group) continue;
-    std::vector<std::string> vars;
-    for (const auto& v : t.vars) vars.push_back(v.name);
-    if (!t.crossed) {
-      add(vars);
-      continue;
-    }
-    for (std::size_t mask = 1; mask < (std::size_t{1} << vars.size()); ++mask) {
-      stats::FixedTerm sub;
-      for (std::size_t i = 0; i < vars.size(); ++i)
-        if (mask & (std::size_t{1} << i)) sub.push_back(vars[i]);
-      add(sub);
-    }
-  }
-  std::stable_sort(terms.begin(), terms.end(), [](const auto& a, const auto& b) { return a.size() < b.size(); });
-  return terms;
-}
 
 std::string levels_text(const std::vector<std::string>& levels) {
   if (levels.empty()) return "no level";
@@ -247,7 +193,7 @@ class PlanAnalyses {
       diags_.note("widen the 'where' or plan the requests it selects");
       return;
     }
-    const std::vector<stats::FixedTerm> terms = expand_terms(*a.formula);
+    const std::vector<stats::FixedTerm> terms = analyze::expand_terms(*a.formula);
     // Each fixed variable once, at its first mention.
     std::vector<std::pair<std::string, SourceRange>> variables;
     for (const auto& t : a.formula->terms)
@@ -319,7 +265,7 @@ class PlanAnalyses {
       std::set<std::vector<std::string>> seen;
       for (std::size_t i : rows) {
         std::vector<std::string> cell;
-        for (const auto& v : term) cell.push_back(value_of(spec_, rows_[i], v));
+        for (const auto& v : term) cell.push_back(analyze::variable_value(spec_, rows_[i], v));
         seen.insert(std::move(cell));
       }
       std::size_t expected = 1;
@@ -367,7 +313,7 @@ class PlanAnalyses {
     std::set<std::vector<std::string>> cells;
     for (std::size_t i : rows) {
       std::vector<std::string> cell;
-      for (const auto& [v, range] : variables) cell.push_back(value_of(spec_, rows_[i], v));
+      for (const auto& [v, range] : variables) cell.push_back(analyze::variable_value(spec_, rows_[i], v));
       cells.insert(std::move(cell));
     }
     stats::DataFrame frame;
@@ -434,11 +380,11 @@ class PlanAnalyses {
       // exactly one answer on each side is a pair; one with more is left out.
       std::map<std::vector<std::string>, std::array<std::size_t, 2>> counts;
       for (std::size_t i : rows) {
-        const std::string value = value_of(spec_, rows_[i], variable);
+        const std::string value = analyze::variable_value(spec_, rows_[i], variable);
         const int side = value == treatment ? 0 : value == control ? 1 : -1;
         if (side < 0) continue;
         std::vector<std::string> key;
-        for (const auto& k : matched_on) key.push_back(value_of(spec_, rows_[i], k));
+        for (const auto& k : matched_on) key.push_back(analyze::variable_value(spec_, rows_[i], k));
         ++counts[std::move(key)][static_cast<std::size_t>(side)];
       }
       bool present[2] = {false, false};
@@ -496,7 +442,7 @@ class PlanAnalyses {
     std::set<std::vector<std::string>> groups;
     for (std::size_t i : rows) {
       std::vector<std::string> g;
-      for (const auto& v : by) g.push_back(value_of(spec_, rows_[i], v));
+      for (const auto& v : by) g.push_back(analyze::variable_value(spec_, rows_[i], v));
       groups.insert(std::move(g));
       if (groups.size() >= 3) return;
     }
