@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
+#include "engine/analyze/manifest.hpp"
 
 namespace mirac::cli {
 
@@ -53,6 +54,13 @@ class PrintedEvents : public AuditEvents {
     const std::string dir = a.out_dir.string();
     out_ << fmt::format("{}: {} score rows; wrote {}/results.json, {} tables and {}/report.html\n", audit.spec().name,
                         a.score_rows, dir, a.output.tables.size(), dir);
+  }
+  void up_to_date(const Audit& audit, const RecordedAnalysis& r) override {
+    err_ << r.diagnostics;  // as the analysis said them
+    const std::string dir = analysis_out_dir(audit).string();
+    out_ << fmt::format("{}: {} score rows; results up to date in {} (analyzed {}, nothing has changed since; "
+                        "`mirac analyze` computes them again)\n",
+                        audit.spec().name, r.score_rows, dir, analyze::utc_iso8601(r.analyzed_at));
   }
 
  private:

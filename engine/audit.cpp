@@ -1,16 +1,32 @@
 #include "engine/audit.hpp"
 
+#include <sstream>
+
 namespace mirac {
 
 namespace {
 
-// Analyze, report; an analysis with errors still writes what it could compute.
-Outcome analyze_and_report(Audit& audit, AuditEvents& events) {
+// Analyze, report; an analysis with errors still writes what it could compute. With
+// `reuse` (a run), results computed from the very same inputs are reported as they are.
+Outcome analyze_and_report(Audit& audit, AuditEvents& events, bool reuse) {
+  const std::string inputs = analysis_inputs(audit);
+  const std::filesystem::path out_dir = analysis_out_dir(audit);
+  if (reuse)
+    if (std::optional<RecordedAnalysis> recorded = up_to_date_analysis(out_dir, inputs)) {
+      events.up_to_date(audit, *recorded);
+      return recorded->errors ? Outcome::fail(kSpecError) : Outcome{};
+    }
+  // From here until the new record, the results directory is being rewritten: no record.
+  std::error_code ec;
+  std::filesystem::remove(out_dir / kAnalysisInputsFile, ec);
   Analysis analysis;
   Outcome analyzed = analyze_audit(audit, analysis);
   events.analyzed(audit, analysis);
   if (!analyzed.ok()) return analyzed;
   if (Outcome written = write_report(audit, analysis); !written.ok()) return written;
+  std::ostringstream printed;
+  if (!analysis.diagnostics.all().empty()) analysis.diagnostics.print(printed, audit.sources());
+  record_analysis(audit, analysis, inputs, printed.str());
   events.reported(audit, analysis);
   return analysis.diagnostics.has_errors() ? Outcome::fail(kSpecError) : Outcome{};
 }
@@ -19,7 +35,7 @@ Outcome analyze_and_report(Audit& audit, AuditEvents& events) {
 
 Outcome run_audit(const AuditOptions& options, const std::atomic<bool>& cancel, AuditEvents& events) {
   if (options.resamples < 1) return Outcome::fail(kUsageError, "mirac run: --resamples must be at least 1");
-  Audit audit = open_audit(options);  // compile and plan
+  Audit audit = open_selected_audit(options);  // compile and plan; the analyses checked on the selection
   events.compiled(audit);
   return run_audit(audit, cancel, events);
 }
@@ -67,7 +83,7 @@ Outcome run_audit(Audit& audit, const std::atomic<bool>& cancel, AuditEvents& ev
     complete = complete && checked.complete();
   }
   if (!audit.spec().judges.empty()) {  // analyze and report
-    Outcome analyzed = analyze_and_report(audit, events);
+    Outcome analyzed = analyze_and_report(audit, events, /*reuse=*/true);
     if (!analyzed.ok()) return {analyzed.code == kSpecError ? kSpecError : kRunError, analyzed.message};
   }
   return complete ? Outcome{} : Outcome::fail(kRunError);
@@ -78,7 +94,7 @@ Outcome analyze_only(const AuditOptions& options, AuditEvents& events) {
   Audit audit = open_audit(options);  // compile and plan
   events.compiled(audit);
   if (!audit.ok()) return Outcome::fail(kSpecError);
-  return analyze_and_report(audit, events);  // analyze and report
+  return analyze_and_report(audit, events, /*reuse=*/false);  // analyze and report
 }
 
 }  // namespace mirac

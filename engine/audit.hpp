@@ -9,6 +9,7 @@
 #include <string>
 
 #include "engine/analyze/analyze_step.hpp"
+#include "engine/analyze/freshness.hpp"
 #include "engine/judge/invariance_phase.hpp"
 #include "engine/judge/judge_phase.hpp"
 #include "engine/report/report_step.hpp"
@@ -39,6 +40,9 @@ class AuditEvents {
   virtual void analyzed(const Audit&, const Analysis&) {}
   /// After writing results.json, the tables and the reports.
   virtual void reported(const Audit&, const Analysis&) {}
+  /// Instead of analyzed and reported, when a run's results were computed from exactly the
+  /// inputs it has (freshness.hpp): what that analysis reported.
+  virtual void up_to_date(const Audit&, const RecordedAnalysis&) {}
 };
 
 /// `mirac run`: compile, plan, send, judge, analyze, report, stopping at the first step that

@@ -12,6 +12,7 @@
 
 #include "engine/judge/judge_phase.hpp"
 #include "engine/analyze/coverage.hpp"
+#include "engine/analyze/freshness.hpp"
 #include "engine/analyze/manifest.hpp"
 #include "engine/judge/raters.hpp"
 #include "engine/send/answer_marks.hpp"
@@ -141,15 +142,14 @@ double analyzed_at(const AuditOptions& options) {
 Outcome analyze_audit(Audit& audit, Analysis& analysis) {
   const AuditOptions& o = audit.options;
   const bool from_file = !o.scores.empty();
-  analysis.out_dir = !o.out_dir.empty() ? std::filesystem::path(o.out_dir)
-                     : from_file        ? std::filesystem::path("results")
-                                        : audit.run_dir / "results";
+  analysis.out_dir = analysis_out_dir(audit);
   Compilation& c = *audit.compilation;
   analyze::ScoreTable table;
   std::filesystem::path scores_path = o.scores;
   std::string scores_text;
   StoredAnswers stored;  // empty when the scores come from a file
-  analyze::RunFacts run{c.plan, c.sources, o.offline, analyzed_at(o)};
+  analysis.analyzed_at = analyzed_at(o);
+  analyze::RunFacts run{c.plan, c.sources, o.offline, analysis.analyzed_at};
   analyze::Provenance provenance{c.spec.name, analyze::spec_sha256(c.spec), "", analyze::answers_simulated(c.spec, run),
                                  analyze::simulated_models(c.spec)};
   Outcome read = from_file ? scores_from_file(audit, table, scores_text, analysis.diagnostics)

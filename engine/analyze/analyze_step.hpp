@@ -16,6 +16,7 @@ struct Analysis {
   analyze::Output output;     ///< results.json (manifest first) and the CSV tables
   Diagnostics diagnostics;    ///< the analysis's own warnings and errors (the compile's are apart)
   std::filesystem::path out_dir;
+  double analyzed_at = 0;     ///< Unix seconds, as the manifest records it
 };
 
 /// Reads the scores and analyzes them. From the store, the scores read are written to

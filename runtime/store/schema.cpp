@@ -38,6 +38,22 @@ constexpr const char* kStatesIndex =
 // (answer_rows.hpp says why).
 constexpr const char* kHashIndex = "CREATE UNIQUE INDEX IF NOT EXISTS answers_by_hash ON answers (hash);";
 
+// Every change to an answer (a new one, a failed one answered again, one removed) counts
+// up meta's `answers_changes`, whichever program or SQL client makes it: what the analysis
+// read is unchanged exactly when the count is (store_fingerprint, fingerprint.hpp). Per row,
+// since SQLite has no statement triggers; the count's page stays in the transaction's cache.
+// It starts at a random number, so that a count dropped and made again (by hand, or by an
+// older mirac's copy of the store) cannot come back to a value an earlier state had.
+constexpr const char* kChangeCount = R"sql(
+INSERT OR IGNORE INTO meta (key, value) VALUES ('answers_changes', abs(random() % 1000000000000));
+CREATE TRIGGER IF NOT EXISTS answers_inserted AFTER INSERT ON answers
+  BEGIN UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'answers_changes'; END;
+CREATE TRIGGER IF NOT EXISTS answers_updated AFTER UPDATE ON answers
+  BEGIN UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'answers_changes'; END;
+CREATE TRIGGER IF NOT EXISTS answers_deleted AFTER DELETE ON answers
+  BEGIN UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'answers_changes'; END;
+)sql";
+
 bool has_table(sqlite3* db, const char* table) {
   Stmt q(db, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?");
   q.bind(1, std::string(table));
@@ -131,7 +147,7 @@ bool create_or_migrate(StoreConnection& c) {
   // Schema 5 is schema 4 with the answers' states indexed in row order instead of the
   // index on the hash: the move drops one and builds the other.
   const std::string schema = answers_and_bodies() + kAttemptsAndParts + "DROP INDEX IF EXISTS answers_by_hash;" +
-                             kStatesIndex +
+                             kStatesIndex + kChangeCount +
                              fmt::format("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '{0}');"
                                          "UPDATE meta SET value = '{0}' WHERE key = 'schema_version' AND value <> '{0}';",
                                          kSchemaVersion);
