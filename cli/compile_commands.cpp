@@ -16,14 +16,31 @@ namespace mirac::cli {
 
 namespace {
 
+// --only, --limit and --sample as `mirac run` takes them: check or plan a pilot.
+void add_selection(CLI::App* cmd, AuditOptions& o) {
+  add_only(cmd, o, "check a pilot: only requests matching key=value,... (factors, model, arm, seed); with seed=... the "
+                   "spec is checked on those seeds alone");
+  cmd->add_option("--limit", o.limit, "at most N requests, the first in plan order");
+  add_sample(cmd, o);
+}
+
 struct CompileOptions {
   AuditOptions audit;
   std::string show, output, format = "text", fmt_show;
   bool json = false, in_place = false, check_only = false;
 };
 
+// A selection (--only, --sample, --limit) that names nothing of the spec: a usage error, as in
+// `mirac run`.
+int check_selection(const Audit& audit, std::ostream& err) {
+  if (!audit.ok() || selection_said(audit.options).empty()) return kOk;
+  Selection unused;
+  return finish(select_requests(audit, unused), err);
+}
+
 int check_spec(const CompileOptions& o, std::ostream& out, std::ostream& err) {
-  Audit audit = open_audit(o.audit);
+  Audit audit = open_selected_audit(o.audit);
+  if (int code = check_selection(audit, err); code != kOk) return code;
   // What an extending spec's changes did, as notes among the problems (docs/language.md, "Variants").
   Diagnostics shown = audit.compilation->merged.explanations;
   shown.append(audit.diagnostics());
@@ -39,9 +56,16 @@ int check_spec(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   } else if (o.show == "plan" && code == kOk) {
     out << plan_dump(audit.spec(), audit.plan()).dump(2) << '\n';
   }
-  if (code == kOk && o.show.empty())
-    out << fmt::format("{}: ok ({} seeds, {} prompts, {} requests)\n", o.audit.spec.string(), audit.spec().seeds.size(),
+  if (code == kOk && o.show.empty()) {
+    out << fmt::format("{}: ok ({} seeds, {} prompts, {} requests)", o.audit.spec.string(), audit.spec().seeds.size(),
                        audit.plan().prompts.size(), audit.plan().requests.size());
+    if (const std::string said = selection_said(o.audit); !said.empty()) {
+      Selection selection;
+      select_requests(audit, selection);
+      out << fmt::format("; {} requests selected by {}", selection.rows.size(), said);
+    }
+    out << '\n';
+  }
   return code;
 }
 
@@ -127,11 +151,17 @@ int write_prompts(const CompileOptions& o, std::ostream& out, std::ostream& err)
 }
 
 int show_plan(const CompileOptions& o, std::ostream& out, std::ostream& err) {
-  Audit audit = open_audit(o.audit);
+  Audit audit = open_selected_audit(o.audit);
+  if (int code = check_selection(audit, err); code != kOk) return code;
   if (int code = print_compiled(audit, err); code != kOk) return code;
   if (o.show == "plan") out << plan_dump(audit.spec(), audit.plan()).dump(2) << '\n';
   else if (o.json) out << plan_summary(audit.spec(), audit.plan(), &audit.sources()).dump(2) << '\n';
   else out << plan_summary_text(audit.spec(), audit.plan(), &audit.sources());
+  if (const std::string said = selection_said(o.audit); !said.empty() && o.show.empty() && !o.json) {
+    Selection selection;
+    select_requests(audit, selection);
+    out << fmt::format("selected by {}: {} of these {} requests\n", said, selection.rows.size(), audit.plan().requests.size());
+  }
   return kOk;
 }
 
@@ -147,6 +177,7 @@ void add_compile_commands(Commands& commands) {
   add_data(check, o->audit);
   add_answers(check, o->audit);
   check->add_option("--show", o->show, "also print an intermediate form")->check(CLI::IsMember({"ast", "plan"}));
+  add_selection(check, o->audit);
   check->add_option("--format", o->format, "text (default), or json: the diagnostics as JSON on standard output")
       ->check(CLI::IsMember({"text", "json"}));
 
@@ -170,6 +201,7 @@ void add_compile_commands(Commands& commands) {
   add_spec(plan, o->audit);
   add_data(plan, o->audit);
   add_answers(plan, o->audit);
+  add_selection(plan, o->audit);
   plan->add_flag("--json", o->json, "print the summary as JSON");
   plan->add_option("--show", o->show, "print the whole plan (prompts, requests, judge tasks) as JSON")
       ->check(CLI::IsMember({"plan"}));

@@ -79,7 +79,7 @@ void print_batches(const std::vector<BatchRecord>& batches, std::ostream& out) {
 }
 
 int print_status(const AuditOptions& o, bool json, std::ostream& out, std::ostream& err) {
-  Audit audit = open_audit(o);
+  Audit audit = open_selected_audit(o, false);  // a pilot's --only seed=... compiles on those seeds
   if (int code = print_compiled(audit, err); code != kOk) return code;
   RunStatus status;
   if (Outcome counted = audit_status(audit, status); !counted.ok()) return finish(counted, err);

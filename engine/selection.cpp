@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include "interpreter/model/diagnostics.hpp"
+#include "interpreter/scores/plan_analyses.hpp"
 #include "runtime/store/hash_key.hpp"
 
 namespace mirac {
@@ -20,21 +21,34 @@ bool OnlyFilter::keeps(const std::string& key, const std::string& value) const {
   return it == values.end() || it->second.count(value) > 0;
 }
 
-bool parse_only(const std::string& text, const Spec& spec, bool with_model_arm, OnlyFilter& filter,
-                std::string& error) {
-  std::vector<std::string> models, arms;
-  for (const auto& m : spec.models) models.push_back(m.name);
-  for (const auto& a : spec.arms) arms.push_back(a.name);
+bool split_only(const std::string& text, std::vector<std::pair<std::string, std::string>>& items, std::string& error) {
   for (std::size_t start = 0; start < text.size();) {
     std::size_t comma = text.find(',', start);
     std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     start = comma == std::string::npos ? text.size() : comma + 1;
     std::size_t eq = item.find('=');
     if (eq == std::string::npos) {
+      // `seed=1,2,3`: a bare value after a key=value item is another value of that key.
+      if (!items.empty() && !item.empty()) {
+        items.emplace_back(items.back().first, item);
+        continue;
+      }
       error = fmt::format("--only expects key=value items, got '{}'", item);
       return false;
     }
-    std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    items.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+  }
+  return true;
+}
+
+bool parse_only(const std::string& text, const Spec& spec, bool with_model_arm, OnlyFilter& filter,
+                std::string& error) {
+  std::vector<std::string> models, arms;
+  for (const auto& m : spec.models) models.push_back(m.name);
+  for (const auto& a : spec.arms) arms.push_back(a.name);
+  std::vector<std::pair<std::string, std::string>> items;
+  if (!split_only(text, items, error)) return false;
+  for (const auto& [key, value] : items) {
     int f = spec.factor_index(key);
     const bool model_arm = with_model_arm && (key == "model" || key == "arm");
     if (f < 0 && key != "seed" && !model_arm) {
@@ -169,6 +183,69 @@ Outcome select_requests(const Audit& audit, Selection& selection) {
   }
   if (audit.options.limit > 0 && selection.rows.size() > audit.options.limit) selection.rows.resize(audit.options.limit);
   return {};
+}
+
+std::string selection_said(const AuditOptions& options) {
+  std::vector<std::string> parts;
+  if (!options.only.empty()) parts.push_back("--only " + options.only);
+  if (options.sample > 0) parts.push_back(fmt::format("--sample {}", options.sample));
+  if (options.limit > 0) parts.push_back(fmt::format("--limit {}", options.limit));
+  return fmt::format("{}", fmt::join(parts, " "));
+}
+
+namespace {
+
+// A pilot may be too narrow for an analysis: a warning, as the pilot runs on and its report
+// lacks that result (the whole audit, checked without a selection, reports it as an error).
+void add_as_warnings(const Diagnostics& found, Diagnostics& diags) {
+  for (const Diagnostic& d : found.all()) {
+    diags.warning(d.range, d.message);
+    for (const auto& note : d.notes) diags.note(note);
+    if (d.severity == Severity::error) diags.note("a pilot: it runs, and its report lacks this result");
+  }
+}
+
+}  // namespace
+
+Audit open_selected_audit(const AuditOptions& options, bool check_selected) {
+  const std::string said = selection_said(options);
+  if (said.empty()) return open_audit(options);
+  CheckOptions check = check_options(options);
+  check.analyses_on_selection = true;
+  std::vector<std::pair<std::string, std::string>> items;
+  std::string error;
+  if (split_only(options.only, items, error)) {
+    for (const auto& [key, value] : items)
+      if (key == "seed") {
+        if (!check.seeds) check.seeds.emplace();
+        check.seeds->insert(value);
+      }
+    if (check.seeds) check.seeds_said = fmt::format("--only seed={}", fmt::join(*check.seeds, ","));
+  }
+  Audit audit = adopt_compilation(options, compile(options.spec, check));
+  if (!audit.ok()) return audit;
+  Diagnostics& diags = audit.compilation->diags;
+  // Without `--only seed=` the plan is the whole audit's, and what it cannot feed is an error.
+  // With it, the plan holds the pilot's seeds alone: warnings, as for any selection.
+  Diagnostics found;
+  if (check.seeds) {
+    const std::size_t n = audit.spec().seeds.size();
+    PlanSelection seeds{std::nullopt, fmt::format("the requests of the {} seed{} selected by {}", n, n == 1 ? "" : "s",
+                                                  check.seeds_said)};
+    check_plan_analyses(audit.spec(), audit.plan(), found, &seeds);
+    add_as_warnings(found, diags);
+  } else {
+    check_plan_analyses(audit.spec(), audit.plan(), diags);
+  }
+  Selection selection;
+  if (!check_selected || diags.has_errors() || !found.all().empty() || !select_requests(audit, selection).ok())
+    return audit;
+  if (selection.rows.size() == audit.plan().requests.size()) return audit;
+  const std::size_t n = selection.rows.size();
+  PlanSelection selected{std::move(selection.rows), fmt::format("the {} request{} selected by {}", n, n == 1 ? "" : "s", said)};
+  check_plan_analyses(audit.spec(), audit.plan(), found, &selected);
+  add_as_warnings(found, diags);
+  return audit;
 }
 
 HashOccurrences::HashOccurrences(const Plan& plan, const std::vector<std::size_t>& rows)

@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "engine/session.hpp"
@@ -18,6 +19,10 @@ struct OnlyFilter {
   bool keeps(const std::string& key, const std::string& value) const;
   bool empty() const { return values.empty(); }
 };
+
+/// The `key=value` items of an `--only` text, in order; false with a message when an item
+/// has no '='. The one reading of `--only`: parse_only checks the keys and values it gives.
+bool split_only(const std::string& text, std::vector<std::pair<std::string, std::string>>& items, std::string& error);
 
 /// Parses `text` for `spec`. Keys are the spec's factors, `seed`, and `model` and `arm` when
 /// `with_model_arm`; values must name a level, model or arm of the spec (seeds are not
@@ -35,6 +40,17 @@ struct Selection {
 /// pick within each, so the same options always give the same pilot; at most `limit` of
 /// them (0: all). A filter or key naming nothing of the spec is a usage error.
 Outcome select_requests(const Audit& audit, Selection& selection);
+
+/// open_audit for a command that selects requests (check, plan, run, status): with `--only
+/// seed=...` the spec is checked and planned on those seeds alone (a pilot, whose data may
+/// cover no other seed), its analyses checked on that plan (errors), and, with
+/// `check_selected`, on the selected requests too: what only the selection cannot feed is a
+/// warning, as the pilot runs without that result. A selection that does not parse is left
+/// for select_requests to report.
+Audit open_selected_audit(const AuditOptions& options, bool check_selected = true);
+
+/// How the options select requests ("--only seed=1,2 --sample 40"); empty without a selection.
+std::string selection_said(const AuditOptions& options);
 
 /// `--sample`: keeps `audit.options.sample` of `rows` (plan indices, in plan order), spread
 /// over the strata of `audit.options.stratify`; rows stay in plan order.

@@ -37,7 +37,9 @@ std::unique_ptr<Compilation> check_and_plan(std::unique_ptr<Compilation> c, cons
   Diagnostics planned;
   c->plan = build_plan(c->spec, planned);  // phase 3: plan
   locate_placeholders(planned, c->sources, c->diags);
-  if (c->ok()) check_plan_analyses(c->spec, c->plan, c->diags);  // can each analysis run on what is paid for?
+  // Can each analysis run on what is paid for? A command that selects requests asks that of
+  // the selection instead (engine/selection.hpp).
+  if (c->ok() && !options.analyses_on_selection) check_plan_analyses(c->spec, c->plan, c->diags);
   return c;
 }
 

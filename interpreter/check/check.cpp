@@ -81,7 +81,7 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
   check_judges(cx);
   check_panels(cx);
   warn_prices_by_model_string(cx);
-  bind_seeds(spec, decls, sources, diags);  // seeds, checklists, variants
+  bind_seeds(spec, decls, options, sources, diags);  // seeds, checklists, variants
   bind_texts(spec, decls, sources, diags);  // texts and the prompt
   check_flags(cx);
   check_contrasts(cx);

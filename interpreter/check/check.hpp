@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
+#include <string>
 
 #include "interpreter/model/spec.hpp"
 
@@ -18,6 +20,14 @@ struct CheckOptions {
   bool offline = false;
   /// --answers K: answers per prompt, model and arm, in place of the header's `answers`.
   std::optional<int> answers;
+  /// `--only seed=a,b,c`: the seeds a pilot runs on. The spec is checked and planned on those
+  /// alone, so a variant whose data covers only them passes, and a selected seed without its
+  /// data is an error. `seeds_said` names the selection in messages ("--only seed=1,2").
+  std::optional<std::set<std::string>> seeds;
+  std::string seeds_said;
+  /// A command that selects requests (--only, --sample, --limit) checks the analyses on the
+  /// plan's selected requests itself (engine/selection.hpp), not on the whole plan.
+  bool analyses_on_selection = false;
 };
 
 /// `data_roots`: the data roots of the files of extending specs (MergedSpec::data_roots);
@@ -26,7 +36,9 @@ Spec check(const std::vector<ast::Module>& modules, const CheckOptions& options,
            Diagnostics& diags, const std::map<FileId, std::filesystem::path>& data_roots = {});
 
 // Parts of the checker, one file each (the parts that take a CheckContext are in context.hpp).
-void bind_seeds(Spec& spec, const std::vector<const ast::Decl*>& decls, SourceManager& sources, Diagnostics& diags);
+/// Seeds, checklists and variants; with `options.seeds`, only the selected seeds are kept.
+void bind_seeds(Spec& spec, const std::vector<const ast::Decl*>& decls, const CheckOptions& options, SourceManager& sources,
+                Diagnostics& diags);
 void bind_texts(Spec& spec, const std::vector<const ast::Decl*>& decls, SourceManager& sources, Diagnostics& diags);
 void check_analysis_blocks(const Spec& spec, Diagnostics& diags);
 /// Reports every name of `condition` that a score row lacks (factors, levels, model, arm,

@@ -4,7 +4,10 @@
 #pragma once
 
 #include <filesystem>
+#include <algorithm>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <variant>
@@ -29,6 +32,32 @@ struct CheckContext {
   /// The `defaults { ... }` settings, which every model starts from (never `price`).
   nlohmann::json defaults = nlohmann::json::object();
 };
+
+/// Which seeds the data of the seeds' joins and variants' texts covers, while they are bound
+/// (seeds.cpp, variants.cpp). A language piloted on a few seeds has data for those alone:
+/// with `--only seed=...` (options.seeds) the others are not checked; without it, a source
+/// that lacks whole seeds for most of them is one gap, said once as a pilot, not an error a seed.
+struct SeedCoverage {
+  const std::optional<std::set<std::string>>& selected;
+  struct Gap {
+    std::string source;  ///< "'seeds_ja.csv'", "lock file 'rewrites_ja.jsonl'"
+    SourceRange range;
+    std::set<std::string> missing;  ///< seeds with none of the source's data
+  };
+  std::vector<Gap> gaps;
+  bool checks(const std::string& seed) const { return !selected || selected->count(seed) > 0; }
+  bool lacks(const std::string& seed) const {
+    return std::any_of(gaps.begin(), gaps.end(), [&](const Gap& g) { return g.missing.count(seed) > 0; });
+  }
+  /// Whether gaps are a pilot's rather than mistakes: no selection, some seeds complete, and
+  /// more seeds without the data (all of it, or all of one slice, as a new language's cells)
+  /// than with it.
+  bool pilot_shaped(std::size_t complete, std::size_t missing) const {
+    return !selected && complete > 0 && missing > complete;
+  }
+};
+void bind_variants(Spec& spec, const std::vector<const ast::Decl*>& decls, SeedCoverage& coverage, SourceManager& sources,
+                   Diagnostics& diags);
 
 /// Every declaration of kind T, with the declaration around it.
 template <typename T>

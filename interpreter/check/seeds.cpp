@@ -1,9 +1,11 @@
 // seeds.cpp: binds seeds, checklists and variants to their data files (or inline data)
 // and reports data problems at the offending row and column.
+#include <algorithm>
 #include <map>
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "interpreter/check/context.hpp"
 #include "interpreter/eval/cell_scope.hpp"
@@ -97,7 +99,7 @@ void check_indexed_fields_complete(const Spec& spec, const std::vector<ast::Fiel
 // Adds the columns of each joined file to the rows of `table`, matching `key` in the joined
 // file with the seed id column of `table`.
 bool join_tables(const Spec& spec, DataTable& table, const std::string& id_column, const ast::SeedsDecl& s,
-                 SourceManager& sources, Diagnostics& diags) {
+                 SeedCoverage& coverage, SourceManager& sources, Diagnostics& diags) {
   bool ok = true;
   for (const auto& join : s.joins) {
     auto other = load(spec, join.source, sources, diags);
@@ -118,23 +120,35 @@ bool join_tables(const Spec& spec, DataTable& table, const std::string& id_colum
       if (!by_id.emplace(json_text(*key), &row).second)
         diags.error(field_range(sources, row, join.key.name), fmt::format("duplicate seed id '{}' in '{}'", json_text(*key), other->path));
     }
-    std::set<std::string> matched;
+    std::set<std::string> matched, seeds;
+    std::vector<const DataRow*> missing;
     for (auto& row : table.rows) {
       auto id = row.fields.find(id_column);
       if (id == row.fields.end()) continue;  // reported when the seed is read
+      seeds.insert(json_text(*id));
+      if (!coverage.checks(json_text(*id))) continue;  // a pilot's unselected seed needs no row
       auto hit = by_id.find(json_text(*id));
       if (hit == by_id.end()) {
-        diags.error(field_range(sources, row, id_column), fmt::format("seed '{}' has no row in '{}' (joined on '{}')",
-                                                                      json_text(*id), other->path, join.key.name));
-        ok = false;
+        missing.push_back(&row);
         continue;
       }
       matched.insert(hit->first);
       for (const auto& [column, value] : hit->second->fields.items())
         if (!row.fields.contains(column)) row.fields[column] = value;
     }
+    if (coverage.pilot_shaped(matched.size(), missing.size())) {
+      SeedCoverage::Gap gap{fmt::format("'{}'", other->path), join.source.range, {}};
+      for (const DataRow* row : missing) gap.missing.insert(json_text(row->fields.at(id_column)));
+      coverage.gaps.push_back(std::move(gap));
+    } else {
+      for (const DataRow* row : missing)
+        diags.error(field_range(sources, *row, id_column),
+                    fmt::format("seed '{}' has no row in '{}' (joined on '{}')", json_text(row->fields.at(id_column)),
+                                other->path, join.key.name));
+      ok = ok && missing.empty();
+    }
     for (const auto& [id, row] : by_id) {
-      if (!matched.count(id))
+      if (!matched.count(id) && !seeds.count(id))
         diags.error(field_range(sources, *row, join.key.name), fmt::format("'{}' has a row for seed '{}', which '{}' does not have",
                                                                            other->path, id, table.path));
     }
@@ -144,7 +158,8 @@ bool join_tables(const Spec& spec, DataTable& table, const std::string& id_colum
   return ok;
 }
 
-void bind_seed_rows(Spec& spec, const ast::SeedsDecl& s, SourceManager& sources, Diagnostics& diags) {
+void bind_seed_rows(Spec& spec, const ast::SeedsDecl& s, SeedCoverage& coverage, SourceManager& sources,
+                    Diagnostics& diags) {
   auto unread = [&] {
     spec.seeds_unread = true;
     for (const auto& m : s.mappings)
@@ -153,7 +168,7 @@ void bind_seed_rows(Spec& spec, const ast::SeedsDecl& s, SourceManager& sources,
   auto table = load(spec, *s.source, sources, diags);
   if (!table) return unread();
   for (const auto& m : s.mappings) {
-    if (m.target.field.name == "id" && !join_tables(spec, *table, m.column.name, s, sources, diags)) return unread();
+    if (m.target.field.name == "id" && !join_tables(spec, *table, m.column.name, s, coverage, sources, diags)) return unread();
   }
   bool ok = true;
   std::vector<ast::FieldPath> paths;
@@ -192,8 +207,11 @@ void bind_seed_rows(Spec& spec, const ast::SeedsDecl& s, SourceManager& sources,
       diags.note(fmt::format("first seen on row {}", it->second->row));
       continue;
     }
+    // A seed the pilot leaves out, or one its joined file lacks, has no joined columns.
+    const bool pilot_gap = !coverage.checks(seed.id) || coverage.lacks(seed.id);
     for (const auto& m : s.mappings) {
       if (m.target.field.name == "id") continue;
+      if (pilot_gap && !row.fields.contains(m.column.name)) continue;
       const auto* cell = row_value(sources, *table, row, m.column.name, diags);
       if (!cell) continue;
       std::string value = json_text(*cell);
@@ -302,17 +320,65 @@ void bind_checklists(Spec& spec, const ast::ChecklistsDecl& c, SourceManager& so
   spec.checklist_fields.assign(fields.begin(), fields.end());
 }
 
+// The gaps of a pilot's data, said once: which seeds every source covers, and the selection
+// that pilots the spec on them.
+void report_pilot(const Spec& spec, const SeedCoverage& coverage, Diagnostics& diags) {
+  if (coverage.gaps.empty()) return;
+  std::vector<std::string> covered, sources;
+  for (const auto& seed : spec.seeds)
+    if (std::none_of(coverage.gaps.begin(), coverage.gaps.end(), [&](const auto& g) { return g.missing.count(seed.id); }))
+      covered.push_back(seed.id);
+  for (const auto& g : coverage.gaps) sources.push_back(g.source);
+  const std::string who = sources.size() == 1 ? sources[0] + " covers"
+                                              : fmt::format("{} and {} cover", fmt::join(sources.begin(), sources.end() - 1, ", "),
+                                                            sources.back());
+  if (covered.empty()) {
+    diags.error(coverage.gaps[0].range, fmt::format("{} no seed in common of the {} seeds, so there is nothing to pilot "
+                                                    "on", who, spec.seeds.size()));
+    return;
+  }
+  const std::size_t shown = std::min<std::size_t>(covered.size(), 10);
+  std::string list = fmt::format("{}", fmt::join(covered.begin(), covered.begin() + static_cast<std::ptrdiff_t>(shown), ", "));
+  if (covered.size() > shown) list += ", ...";
+  diags.error(coverage.gaps[0].range,
+              fmt::format("{} {} of the {} seeds ({}): pilot the spec on them with --only seed={}, or supply the "
+                          "other {}",
+                          who, covered.size(), spec.seeds.size(), list, fmt::join(covered, ","),
+                          spec.seeds.size() - covered.size()));
+  for (std::size_t i = 1; i < coverage.gaps.size(); ++i)
+    diags.note(fmt::format("{} is at {}:{}", coverage.gaps[i].source, coverage.gaps[i].range.begin.line,
+                           coverage.gaps[i].range.begin.column));
+}
+
+// `--only seed=...`: each selected seed exists, and the spec keeps only those (with their
+// checklists), so the plan holds no request for another seed.
+void keep_selected(Spec& spec, const CheckOptions& options, const ast::Decl* seeds_decl, Diagnostics& diags) {
+  if (!options.seeds || spec.seeds_unread) return;
+  std::vector<std::string> ids;
+  for (const auto& seed : spec.seeds) ids.push_back(seed.id);
+  for (const auto& id : *options.seeds)
+    if (!spec.find_seed(id)) {
+      const std::string message =
+          with_suggestion(fmt::format("{} selects seed '{}', which the spec does not have", options.seeds_said, id), id, ids);
+      if (seeds_decl) diags.error(seeds_decl->range, message);
+      else diags.error_at(options.seeds_said, message);
+    }
+  std::erase_if(spec.seeds, [&](const Seed& seed) { return !options.seeds->count(seed.id); });
+  std::erase_if(spec.checklists, [&](const auto& entry) { return !options.seeds->count(entry.first); });
+}
+
 }  // namespace
 
-void bind_variants(Spec& spec, const std::vector<const ast::Decl*>& decls, SourceManager& sources, Diagnostics& diags);
-
-void bind_seeds(Spec& spec, const std::vector<const ast::Decl*>& decls, SourceManager& sources, Diagnostics& diags) {
+void bind_seeds(Spec& spec, const std::vector<const ast::Decl*>& decls, const CheckOptions& options, SourceManager& sources,
+                Diagnostics& diags) {
   const ast::SeedsDecl* seeds = nullptr;
+  const ast::Decl* seeds_decl = nullptr;
   const ast::ChecklistsDecl* checklists = nullptr;
+  SeedCoverage coverage{options.seeds, {}};
   for (const auto* d : decls) {
     if (const auto* s = std::get_if<ast::SeedsDecl>(&d->node)) {
       if (seeds) diags.error(d->range, "the spec has a second 'seeds' declaration");
-      else seeds = s;
+      else seeds = s, seeds_decl = d;
     }
     if (const auto* c = std::get_if<ast::ChecklistsDecl>(&d->node)) {
       if (checklists) diags.error(d->range, "the spec has a second 'checklists' declaration");
@@ -320,11 +386,13 @@ void bind_seeds(Spec& spec, const std::vector<const ast::Decl*>& decls, SourceMa
     }
   }
   if (seeds) {
-    if (seeds->source) bind_seed_rows(spec, *seeds, sources, diags);
+    if (seeds->source) bind_seed_rows(spec, *seeds, coverage, sources, diags);
     else bind_inline_seeds(spec, *seeds, diags);
   }
   if (checklists) bind_checklists(spec, *checklists, sources, diags);
-  bind_variants(spec, decls, sources, diags);
+  bind_variants(spec, decls, coverage, sources, diags);
+  report_pilot(spec, coverage, diags);
+  keep_selected(spec, options, seeds_decl, diags);
 }
 
 }  // namespace mirac

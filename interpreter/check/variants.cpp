@@ -340,33 +340,53 @@ void read_inline_texts(const Spec& spec, Variant& v, const ast::VariantDecl& vd,
   }
 }
 
-// Every seed needs a text in every cell; the first few gaps are reported by name.
-void check_texts_complete(const Spec& spec, const Variant& v, const ast::VariantDecl& vd, Diagnostics& diags) {
+// Every seed needs a text in every cell; the first few gaps are reported by name. Seeds with
+// no text at all, for most seeds, are a pilot's gap (SeedCoverage), said once by the caller.
+void check_texts_complete(const Spec& spec, const Variant& v, const ast::VariantDecl& vd, SeedCoverage& coverage,
+                          Diagnostics& diags) {
   if (vd.locks.empty() && vd.seed_texts.empty()) {
     diags.error(vd.field.range, fmt::format("variant '{}' has no texts yet: add a lock file (run 'mirac rewrite' to "
                                             "create one) or write the texts inline", v.field));
     return;
   }
-  std::size_t missing = 0;
+  const std::string source = vd.locks.size() == 1 ? "lock file '" + vd.locks[0].source.path.value + "'"
+                                                   : "variant '" + v.field + "'";
   SourceRange where = vd.locks.empty() ? vd.field.range : vd.locks.back().source.range;
+  const auto cells = cells_of(spec, v.by);
+  std::vector<std::pair<std::string, std::string>> gaps;  // (seed, cell)
+  // A pilot's seeds have every text; the others lack the same cells (a new language's).
+  std::map<std::string, std::set<std::string>> lacking;  // seed -> its cells without a text
+  std::size_t complete = 0;
   for (const auto& seed : spec.seeds) {
-    for (const auto& cell : cells_of(spec, v.by)) {
+    if (!coverage.checks(seed.id)) continue;  // a pilot's unselected seed needs no text
+    std::set<std::string> missing;
+    for (const auto& cell : cells) {
       std::string key = cell_key(spec, v.by, cell);
       if (v.texts.count({seed.id, key})) continue;
-      if (++missing <= 5) {
-        diags.error(where, fmt::format("{} has no text for seed '{}' in cell {}",
-                                       vd.locks.size() == 1 ? "lock file '" + vd.locks[0].source.path.value + "'"
-                                                            : "variant '" + v.field + "'",
-                                       seed.id, key));
-      }
+      missing.insert(key);
+      gaps.emplace_back(seed.id, key);
     }
+    if (missing.empty()) ++complete;
+    else lacking.emplace(seed.id, std::move(missing));
   }
-  if (missing > 5) diags.note(fmt::format("... and {} more seed and cell combinations without a text", missing - 5));
+  if (gaps.empty()) return;
+  const bool one_slice = std::all_of(lacking.begin(), lacking.end(),
+                                     [&](const auto& entry) { return entry.second == lacking.begin()->second; });
+  if (one_slice && coverage.pilot_shaped(complete, lacking.size())) {
+    SeedCoverage::Gap gap{source, where, {}};
+    for (const auto& [seed, missing] : lacking) gap.missing.insert(seed);
+    coverage.gaps.push_back(std::move(gap));
+    return;
+  }
+  for (std::size_t i = 0; i < gaps.size() && i < 5; ++i)
+    diags.error(where, fmt::format("{} has no text for seed '{}' in cell {}", source, gaps[i].first, gaps[i].second));
+  if (gaps.size() > 5) diags.note(fmt::format("... and {} more seed and cell combinations without a text", gaps.size() - 5));
 }
 
 }  // namespace
 
-void bind_variants(Spec& spec, const std::vector<const ast::Decl*>& decls, SourceManager& sources, Diagnostics& diags) {
+void bind_variants(Spec& spec, const std::vector<const ast::Decl*>& decls, SeedCoverage& coverage, SourceManager& sources,
+                   Diagnostics& diags) {
   for (const auto* d : decls) {
     const auto* vd = std::get_if<ast::VariantDecl>(&d->node);
     if (!vd) continue;
@@ -383,7 +403,7 @@ void bind_variants(Spec& spec, const std::vector<const ast::Decl*>& decls, Sourc
     check_rewriter(spec, v, *vd, diags);
     for (const auto& lock : vd->locks) bind_lock(spec, v, lock, index_factor, sources, diags);
     read_inline_texts(spec, v, *vd, diags);
-    check_texts_complete(spec, v, *vd, diags);
+    check_texts_complete(spec, v, *vd, coverage, diags);
     spec.variants.push_back(std::move(v));
   }
 }

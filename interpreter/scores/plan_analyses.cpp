@@ -113,11 +113,19 @@ std::string levels_text(const std::vector<std::string>& levels) {
 
 class PlanAnalyses {
  public:
-  PlanAnalyses(const Spec& spec, const Plan& plan, Diagnostics& diags) : spec_(spec), diags_(diags) {
-    rows_.reserve(plan.requests.size());
-    for (const auto& r : plan.requests) {
+  PlanAnalyses(const Spec& spec, const Plan& plan, const PlanSelection* selection, Diagnostics& diags)
+      : spec_(spec), diags_(diags), selected_(selection != nullptr) {
+    auto add = [&](const RequestRow& r) {
       ScoreRow row = analyze::score_row_of(spec, plan, r);
       if (row.seed >= 0) rows_.push_back(std::move(row));
+    };
+    if (selection) planned_ = selection->planned;
+    if (selection && selection->rows) {
+      rows_.reserve(selection->rows->size());
+      for (std::size_t i : *selection->rows) add(plan.requests[i]);
+    } else {
+      rows_.reserve(plan.requests.size());
+      for (const auto& r : plan.requests) add(r);
     }
     for (const auto& rubric : spec.rubrics)
       for (const auto& d : rubric.dims) scores_.insert(d.name.name);
@@ -132,6 +140,7 @@ class PlanAnalyses {
       if ((k == "lmm" || k == "clmm") && a.formula) formula(a, *rows);
       else if (k == "wilcoxon" || k == "paired") comparisons(a, *rows);
       else if (k == "spearman") spearman(a, *rows);
+      else if (k == "agreement" || k == "criteria" || k == "corrected" || k == "invariance") by_groups(a, *rows);
     }
   }
 
@@ -170,10 +179,19 @@ class PlanAnalyses {
 
   bool has_where(const ast::AnalysisDecl& a) const { return find_option(a, "where") != nullptr; }
 
+  // Whether the plan varies `v`: a factor the design crosses, the model or the arm.
+  bool crossed(const std::string& v) const {
+    if (int f = spec_.factor_index(v); f >= 0) return std::find(spec_.design.begin(), spec_.design.end(), f) != spec_.design.end();
+    return v == "model" || v == "arm";
+  }
+
   // Why `v` has so few levels, and what to do, in the user's terms.
   std::pair<std::string, std::string> why_few(const ast::AnalysisDecl& a, const std::string& v) const {
     const std::size_t planned = present_levels(spec_, rows_, all_rows(), v).size();
     if (has_where(a) && planned >= 2) return {"", "drop the term or widen the 'where'"};
+    // A pilot's selection that keeps one level of what the spec varies: the selection is narrow.
+    if (selected_ && (declared_levels(spec_, v).empty() || (declared_levels(spec_, v).size() >= 2 && crossed(v))))
+      return {"", "widen the selection or drop the term"};
     if (int f = spec_.factor_index(v); f >= 0) {
       if (spec_.factors[f].levels.size() < 2) return {"(it is declared with one level)", "drop the term or add a level"};
       if (std::find(spec_.design.begin(), spec_.design.end(), f) == spec_.design.end())
@@ -189,7 +207,7 @@ class PlanAnalyses {
     const std::string head = fmt::format("{} {}", a.kind.name, a.name.name);
     if (rows.empty()) {
       diags_.error(find_option(a, "where")->range,
-                   fmt::format("{}: its 'where' keeps none of the planned requests, so the model has no data", head));
+                   fmt::format("{}: its 'where' keeps none of {}, so the model has no data", head, planned_));
       diags_.note("widen the 'where' or plan the requests it selects");
       return;
     }
@@ -207,8 +225,8 @@ class PlanAnalyses {
       std::vector<std::string> present = present_levels(spec_, rows_, rows, v);
       if (present.size() < 2) {
         auto [why, fix] = why_few(a, v);
-        diags_.error(range, fmt::format("{}: {} has {} in the planned requests{}{}; an effect of {} needs two levels: {}",
-                                        head, what_is(spec_, v), levels_text(present), has_where(a) ? " its 'where' keeps" : "",
+        diags_.error(range, fmt::format("{}: {} has {} in {}{}{}; an effect of {} needs two levels: {}",
+                                        head, what_is(spec_, v), levels_text(present), planned_, has_where(a) ? " its 'where' keeps" : "",
                                         why.empty() ? "" : " " + why, v, fix));
         ok = false;
       }
@@ -228,17 +246,63 @@ class PlanAnalyses {
         }
         const auto declared = declared_levels(spec_, v);
         if (!declared.empty() && std::find(declared.begin(), declared.end(), level) == declared.end()) continue;  // checked
-        diags_.error(val.range, fmt::format("{}: the reference level {}: {} is not in the planned requests{} ({} has {} "
+        diags_.error(val.range, fmt::format("{}: the reference level {}: {} is not in {}{} ({} has {} "
                                             "there), so no coefficient can be measured against it",
-                                            head, v, level, has_where(a) ? " its 'where' keeps" : "", v,
+                                            head, v, level, planned_, has_where(a) ? " its 'where' keeps" : "", v,
                                             present.empty() ? std::string("none") : fmt::format("{}", fmt::join(present, ", "))));
         diags_.note(present.empty() ? "plan requests at that level"
                                     : fmt::format("name a level that is present, e.g. 'reference {}: {}'", v, present[0]));
         ok = false;
       }
     }
+    ok = groups(a, head, rows) && ok;
     if (ok) ok = cells(a, head, rows, terms);
     if (ok) rank(a, head, rows, variables, terms, levels);
+  }
+
+  // A random intercept `(1 | g)` needs two groups of g to tell its variance from the residual's.
+  bool groups(const ast::AnalysisDecl& a, const std::string& head, const std::vector<std::size_t>& rows) {
+    bool ok = true;
+    for (const auto& t : a.formula->terms) {
+      if (!t.group) continue;
+      const std::string& g = t.group->name;
+      std::vector<std::string> present = present_levels(spec_, rows_, rows, g);
+      if (present.size() >= 2) continue;
+      diags_.error(t.range, fmt::format("{}: the random intercept (1 | {}) has {} group{} in {}{}{}, and its variance "
+                                        "needs two: drop the term{}",
+                                        head, g, present.empty() ? "no" : "one", present.size() == 1 ? "" : "s", planned_,
+                                        has_where(a) ? " its 'where' keeps" : "",
+                                        present.size() == 1 ? fmt::format(" (only {} {})", g, present[0]) : "",
+                                        selected_ ? ", or widen the selection" : fmt::format(" or plan more than one {}", g)));
+      ok = false;
+    }
+    return ok;
+  }
+
+  // The `by` of an agreement, criteria, corrected or invariance analysis splits its items into
+  // groups: a declared level that no planned request has is a group with no items, which the
+  // result leaves out. A warning: the analysis runs on the groups that have items.
+  void by_groups(const ast::AnalysisDecl& a, const std::vector<std::size_t>& rows) {
+    const auto* o = find_option(a, "by");
+    if (!o || rows.empty()) return;
+    for (const auto& v : option_variables(a, "by")) {
+      const std::vector<std::string> declared = declared_levels(spec_, v);
+      if (declared.size() < 2) continue;
+      const std::vector<std::string> present = present_levels(spec_, rows_, rows, v);
+      std::vector<std::string> absent;
+      for (const auto& l : declared)
+        if (std::find(present.begin(), present.end(), l) == present.end()) absent.push_back(l);
+      if (absent.empty()) continue;
+      diags_.warning(o->range, fmt::format("{} {}: its 'by {}' group{} {} {} no items in {}{}, so the result has no row "
+                                           "for {}",
+                                           a.kind.name, a.name.name, v, absent.size() == 1 ? "" : "s", fmt::join(absent, ", "),
+                                           absent.size() == 1 ? "has" : "have", planned_,
+                                           has_where(a) ? " its 'where' keeps" : "", absent.size() == 1 ? "it" : "them"));
+      if (present.size() < 2)
+        diags_.note(fmt::format("with only {} {} there is one group: drop '{}' from 'by'{}", v,
+                                present.empty() ? std::string("none") : present[0], v,
+                                selected_ ? ", or widen the selection" : ""));
+    }
   }
 
   // The written term that holds the variables of `term` (`a:b` in `a * b * c`).
@@ -349,9 +413,9 @@ class PlanAnalyses {
     if (why.rfind("build_design: ", 0) == 0) why = why.substr(14);
     if (auto p = why.find(" (rank-deficient design)"); p != std::string::npos) why.erase(p);
     diags_.error(term_range(a, terms[bad]),
-                 fmt::format("{}: the effect of {} cannot be told apart from {} in the planned requests{} ({}): drop one "
+                 fmt::format("{}: the effect of {} cannot be told apart from {} in {}{} ({}): drop one "
                              "of them",
-                             head, term, partner.empty() ? "the terms before it" : "that of " + partner,
+                             head, term, partner.empty() ? "the terms before it" : "that of " + partner, planned_,
                              has_where(a) ? " its 'where' keeps" : "", why));
   }
 
@@ -406,9 +470,9 @@ class PlanAnalyses {
       const std::string after = has_where(a) ? " its 'where' keeps" : "";
       if (!present[0] || !present[1]) {
         const std::string& missing = !present[0] ? treatment : control;
-        diags_.error(val.range, fmt::format("{}: {} {} is not in the planned requests{}, so the comparison {} has "
+        diags_.error(val.range, fmt::format("{}: {} {} is not in {}{}, so the comparison {} has "
                                             "nothing to compare",
-                                            head, variable, missing, after, label));
+                                            head, variable, missing, planned_, after, label));
         diags_.note(has_where(a) ? "widen the 'where', or compare levels that are planned"
                                  : "compare levels that are planned, or plan requests at that level");
         continue;
@@ -428,9 +492,9 @@ class PlanAnalyses {
       if (most >= 2 || duplicated > 0) continue;
       const std::string option = a.kind.name == "wilcoxon" ? "within" : "by";
       diags_.error(val.range,
-                   fmt::format("{}: {} has {} matched pair {}the planned requests{}, and a paired test needs 2", head,
+                   fmt::format("{}: {} has {} matched pair {}{}{}, and a paired test needs 2", head,
                                label, most == 0 ? "no" : groups.empty() ? "only 1" : "at most 1",
-                               groups.empty() ? "in " : fmt::format("in each '{}' group of ", option), after));
+                               groups.empty() ? "in " : fmt::format("in each '{}' group of ", option), planned_, after));
       diags_.note(groups.empty() ? std::string("plan more seeds or levels to pair")
                                  : fmt::format("drop or coarsen '{}', or plan more seeds or levels to pair", option));
     }
@@ -451,22 +515,24 @@ class PlanAnalyses {
     const std::string count = by.empty() ? std::string("without 'by' there is one group")
                                          : fmt::format("its 'by' gives {} group{}", groups.size(), groups.size() == 1 ? "" : "s");
     diags_.warning(o ? o->range : a.name.range,
-                   fmt::format("spearman {}: {} in the planned requests{}, and a rank correlation needs 3, so its "
+                   fmt::format("spearman {}: {} in {}{}, and a rank correlation needs 3, so its "
                                "result will have none",
-                               a.name.name, count, has_where(a) ? " its 'where' keeps" : ""));
+                               a.name.name, count, planned_, has_where(a) ? " its 'where' keeps" : ""));
     diags_.note("correlate over variables with more planned levels, e.g. 'by model * language'");
   }
 
   const Spec& spec_;
   Diagnostics& diags_;
+  bool selected_ = false;
+  std::string planned_ = "the planned requests";  // what the rows are, in messages
   std::vector<ScoreRow> rows_;
   std::set<std::string> scores_;
 };
 
 }  // namespace
 
-void check_plan_analyses(const Spec& spec, const Plan& plan, Diagnostics& diags) {
-  PlanAnalyses(spec, plan, diags).run();
+void check_plan_analyses(const Spec& spec, const Plan& plan, Diagnostics& diags, const PlanSelection* selection) {
+  PlanAnalyses(spec, plan, selection, diags).run();
 }
 
 }  // namespace mirac

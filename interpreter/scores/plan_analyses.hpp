@@ -5,6 +5,10 @@
 // score row its answer will be.
 #pragma once
 
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "interpreter/model/diagnostics.hpp"
 #include "interpreter/plan/plan.hpp"
 
@@ -17,6 +21,12 @@ namespace mirac {
 /// match, or that has fewer than two matched pairs in every group; and, as a warning, a
 /// `spearman` over fewer than three groups. A `where` that reads scores cannot be known
 /// before the run: its analysis is skipped. Nothing is reported for a plan without requests.
-void check_plan_analyses(const Spec& spec, const Plan& plan, Diagnostics& diags);
+/// With `selection`, the analyses are checked on its requests (a pilot's `--only`, `--sample`,
+/// `--limit`), and the messages name them as `selection->planned` does.
+struct PlanSelection {
+  std::optional<std::vector<std::size_t>> rows;  ///< indices into plan.requests; none: all of them
+  std::string planned;                           ///< "the 40 requests selected by --sample 40"
+};
+void check_plan_analyses(const Spec& spec, const Plan& plan, Diagnostics& diags, const PlanSelection* selection = nullptr);
 
 }  // namespace mirac
