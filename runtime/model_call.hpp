@@ -4,10 +4,45 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
 namespace mirac {
+
+/// A text that many requests send, held once: a prompt goes to every model, arm and answer
+/// of a plan, and a copy per request was a third of a ten-model plan's memory. Reads like
+/// the string it holds; assigning or appending makes a text of its own.
+class SharedText {
+ public:
+  SharedText() = default;
+  SharedText(std::string text) : text_(std::make_shared<const std::string>(std::move(text))) {}  // NOLINT: implicit
+  SharedText(const char* text) : SharedText(std::string(text)) {}                                // NOLINT: implicit
+  /// Shares `text` (null: empty).
+  explicit SharedText(std::shared_ptr<const std::string> text) : text_(std::move(text)) {}
+
+  const std::string& str() const { return text_ ? *text_ : empty_text(); }
+  operator const std::string&() const { return str(); }  // NOLINT: implicit, reads as a string
+  operator std::string_view() const { return str(); }    // NOLINT
+  std::size_t size() const { return str().size(); }
+  bool empty() const { return str().empty(); }
+  std::size_t find(std::string_view what, std::size_t from = 0) const { return str().find(what, from); }
+  void clear() { text_.reset(); }
+  SharedText& operator+=(std::string_view more) {
+    std::string joined = str();
+    joined += more;
+    return *this = SharedText(std::move(joined));
+  }
+  friend bool operator==(const SharedText& a, std::string_view b) { return a.str() == b; }
+  friend std::string operator+(std::string a, const SharedText& b) { return a += b.str(); }
+
+ private:
+  static const std::string& empty_text() {
+    static const std::string empty;
+    return empty;
+  }
+  std::shared_ptr<const std::string> text_;
+};
 
 /// Which wire format a provider speaks.
 enum class WireProtocol { openai_chat, anthropic_messages };
@@ -30,7 +65,7 @@ struct ModelCall {
   /// The arm's system prompt, if any. Shared: one arm's prompt (often kilobytes) serves
   /// thousands of requests, and a copy each would dominate a plan's memory.
   std::shared_ptr<const std::string> system;
-  std::string user;                   ///< the prompt text
+  SharedText user;                    ///< the prompt text (a plan's requests share their prompt's)
   /// Which of the prompt's answers this request asks for, 0 .. K-1 (the spec's `answers K`).
   /// From 1 on it is part of the canonical request, so the K requests are distinct, each
   /// stored and judged; answer 0's request is the one a spec without `answers` makes. It is

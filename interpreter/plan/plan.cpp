@@ -48,7 +48,7 @@ nlohmann::json canonical_with(const ModelCall& call, nlohmann::json system_sha25
   j["protocol"] = call.protocol == WireProtocol::anthropic_messages ? "anthropic_messages" : "openai_chat";
   j["model"] = call.model;
   j["system_sha256"] = std::move(system_sha256);
-  j["user"] = call.user;
+  j["user"] = call.user.str();
   j["params"] = call.params;
   // Only from the second answer on: answer 0's request, and so its hash and every store
   // made before `answers` existed, stay as they were.
@@ -225,6 +225,7 @@ Plan build_plan(const Spec& spec, Diagnostics& diags) {
       }
   }
   for (std::size_t p = 0; p < plan.prompts.size(); ++p) {
+    const SharedText prompt_text(plan.prompts[p].text);  // one copy for all its requests
     for (std::size_t m = 0; m < spec.models.size(); ++m) {
       const Model& model = spec.models[m];
       auto provider = spec.providers.find(model.provider);
@@ -238,7 +239,7 @@ Plan build_plan(const Spec& spec, Diagnostics& diags) {
           address_to(r.call, provider->second);
           r.call.model = model.model;
           r.call.system = systems[a];
-          r.call.user = plan.prompts[p].text;
+          r.call.user = prompt_text;
           r.call.params = params[slot(m, a, k)];  // check keeps the price out: what a call costs is not part of it
           r.call.batch = model.batch;
           r.call.answer = static_cast<int>(k);

@@ -62,7 +62,7 @@ nlohmann::json openai_body(const ModelCall& call, std::vector<std::string>* note
   body["model"] = call.model;
   nlohmann::json messages = nlohmann::json::array();
   if (call.system) messages.push_back({{"role", "system"}, {"content", *call.system}});
-  messages.push_back({{"role", "user"}, {"content", call.user}});
+  messages.push_back({{"role", "user"}, {"content", call.user.str()}});
   body["messages"] = std::move(messages);
   bool no_sampling = openai_rejects_sampling(call.model, p);
   for (const char* key : {"temperature", "top_p"}) {
@@ -92,7 +92,7 @@ nlohmann::json anthropic_body(const ModelCall& call, std::vector<std::string>* n
     note(notes, fmt::format("max_tokens not given: sent {}", kAnthropicDefaultMaxTokens));
   }
   if (call.system) body["system"] = *call.system;  // top level: not a message role
-  body["messages"] = nlohmann::json::array({{{"role", "user"}, {"content", call.user}}});
+  body["messages"] = nlohmann::json::array({{{"role", "user"}, {"content", call.user.str()}}});
   bool has_temperature = p.contains("temperature");
   if (has_temperature) {
     if (anthropic_rejects_temperature(call.model)) {

@@ -34,7 +34,7 @@ const char* protocol_name(WireProtocol p) {
 std::string call_json(const ModelCall& c) {
   nlohmann::json j = {{"hash", c.hash},        {"provider", c.provider}, {"protocol", protocol_name(c.protocol)},
                       {"base_url", c.base_url}, {"key_env", c.key_env}, {"model", c.model},
-                      {"token_limit_field", c.token_limit_field},      {"user", c.user},
+                      {"token_limit_field", c.token_limit_field},      {"user", c.user.str()},
                       {"params", c.params}};
   if (!c.quotes.empty()) j["quotes"] = c.quotes;  // a judge's request: the store refers to the answer it quotes
   return j.dump();
