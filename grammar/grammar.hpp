@@ -194,13 +194,19 @@ struct variant_item : sor<instructions_from, instructions_inline, rewriter, lock
 struct variant_decl : seq<TAO_PEGTL_KEYWORD("variant"), ws, must<ident>, ws, must<TAO_PEGTL_KEYWORD("by")>, ws, must<factor_product>, ws, must<lbrace>, ws, star<variant_item, ws>, must<rbrace>> {};
 
 // text FACTOR (from json("f") at "path" key "{factor}")? { LEVEL { lang "..." } | LEVEL from ... }
+//   | text NAME by f1 * f2 { CELL TEXTS ... }
 struct derived_where : expr {};
 struct derived_select : expr {};
 struct derived_text : seq<TAO_PEGTL_KEYWORD("from"), ws, must<data_source>, ws, must<TAO_PEGTL_KEYWORD("where")>, ws, must<derived_where>, ws, must<TAO_PEGTL_KEYWORD("select")>, ws, must<derived_select>> {};
 struct text_level_body : sor<derived_text, lang_texts> {};
 struct text_level : seq<ident, ws, must<text_level_body>> {};
 struct text_from : seq<TAO_PEGTL_KEYWORD("from"), ws, must<json_table>> {};
-struct text_decl : seq<TAO_PEGTL_KEYWORD("text"), ws, must<ident>, ws, opt<text_from, ws>, must<lbrace>, ws, star<text_level, ws>, must<rbrace>> {};
+struct factor_texts : seq<opt<text_from, ws>, must<lbrace>, ws, star<text_level, ws>, must<rbrace>> {};
+// text NAME by f1 * f2 { l1.l2 "..." | l1.l2 { lang "..." } }: a text per cell of several factors
+struct text_by : seq<TAO_PEGTL_KEYWORD("by"), ws, must<factor_product>> {};
+struct text_cell : seq<cell_path, ws, must<lang_texts>> {};
+struct keyed_texts : seq<text_by, ws, must<lbrace>, ws, star<text_cell, ws>, must<rbrace>> {};
+struct text_decl : seq<TAO_PEGTL_KEYWORD("text"), ws, must<ident>, ws, sor<keyed_texts, factor_texts>> {};
 
 // prompt { id EXPR text EXPR }
 struct prompt_id : expr {};
@@ -227,6 +233,7 @@ struct panel_members : ident_list {};
 struct panel_decl : seq<TAO_PEGTL_KEYWORD("panel"), ws, must<ident>, ws, must<one<'='>>, ws, must<panel_aggregate>, ws, must<lparen>, ws, must<panel_members>, ws, must<rparen>> {};
 
 // rubric NAME { scale 1..5 worst high instructions "..." dim ... order D1 then D2, D3 }
+// A dimension's own `scale 1..10` (among its items) overrides the rubric's for it.
 struct scale_item : seq<TAO_PEGTL_KEYWORD("scale"), ws, must<expr>> {};
 struct worst_item : seq<TAO_PEGTL_KEYWORD("worst"), ws, must<ident>> {};
 struct rubric_instructions : seq<TAO_PEGTL_KEYWORD("instructions"), ws, must<string_lit>> {};
@@ -245,7 +252,7 @@ struct at_least_op : string<'>', '='> {};
 struct band : seq<number, ws, sor<seq<kw_if, ws, must<TAO_PEGTL_KEYWORD("met")>, ws, must<at_least_op>, ws, must<band_threshold>>,
                                   TAO_PEGTL_KEYWORD("otherwise")>> {};
 struct bands_item : seq<TAO_PEGTL_KEYWORD("from"), ws, must<TAO_PEGTL_KEYWORD("criteria")>, ws, must<lbrace>, ws, star<band, ws>, must<rbrace>> {};
-struct dim_item : sor<anchor, describe_item, na_item, against_item, note_item, scored_item, bands_item> {};
+struct dim_item : sor<scale_item, anchor, describe_item, na_item, against_item, note_item, scored_item, bands_item> {};
 struct dim_title : string_lit {};
 struct dim_decl : seq<TAO_PEGTL_KEYWORD("dim"), ws, must<ident>, ws, must<dim_title>, ws, must<lbrace>, ws, star<dim_item, ws>, must<rbrace>> {};
 struct order_step : ident_list {};

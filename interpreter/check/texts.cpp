@@ -8,6 +8,7 @@
 #include "interpreter/eval/cell_scope.hpp"
 #include "interpreter/eval/placeholder_range.hpp"
 #include "interpreter/check/context.hpp"
+#include "interpreter/check/keyed_texts.hpp"
 
 namespace mirac {
 
@@ -151,6 +152,10 @@ void bind_texts(Spec& spec, const std::vector<const ast::Decl*>& decls, SourceMa
     }
     const auto* t = std::get_if<ast::TextDecl>(&decl->node);
     if (!t) continue;
+    if (t->keyed()) {
+      bind_keyed_text(spec, *t, diags);
+      continue;
+    }
     int f = spec.factor_index(t->factor.name);
     if (f < 0) {
       std::vector<std::string> names;

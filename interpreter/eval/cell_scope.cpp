@@ -13,6 +13,11 @@ std::optional<Value> CellScope::name(const std::string& name) const {
   if (f >= 0) return Value::of_level(f, levels_[f], spec_.factors[f].levels[levels_[f]].name.name);
   if (name == "seed") return Value::object("seed");
   if (name == "checklist") return checklist_ ? Value::object("checklist", checklist_) : Value::na();
+  if (spec_.keyed_text(name)) {
+    Value text = Value::object("text");
+    text.text = name;  // which keyed text, for its `.text`
+    return text;
+  }
   for (const auto& factor : spec_.factors)
     if (factor.level_index(name) >= 0) return Value::of(name);
   auto raw = seed_.raw.find(name);
@@ -34,6 +39,16 @@ std::optional<Value> CellScope::field(const Value& base, const std::string& fiel
       return evaluate(*expr, *this);
     }
     return std::nullopt;
+  }
+  if (base.kind == Value::Kind::object && base.object_kind == "text") {
+    const TextTable* t = spec_.keyed_text(base.text);
+    if (!t || field != "text") return std::nullopt;
+    std::size_t cell = 0;
+    for (int f : t->by) cell = cell * spec_.factors[f].levels.size() + static_cast<std::size_t>(levels_[f]);
+    int index = t->index_factor >= 0 ? levels_[t->index_factor] : 0;
+    const auto& expr = t->texts[cell][index];
+    if (!expr) return Value::na();
+    return evaluate(*expr, *this);
   }
   if (base.kind == Value::Kind::object && base.object_kind == "seed") {
     if (field == "id") return Value::of(seed_.id);
@@ -57,6 +72,8 @@ std::optional<Value> CellScope::field(const Value& base, const std::string& fiel
 std::vector<std::string> CellScope::names() const {
   std::vector<std::string> out = {"seed", "checklist"};
   for (const auto& f : spec_.factors) out.push_back(f.name);
+  for (const auto& t : spec_.texts)
+    if (t.factor < 0) out.push_back(t.name);
   return out;
 }
 
@@ -70,6 +87,7 @@ std::string CellScope::missing_field(const Value& base, const std::string& field
 
 std::vector<std::string> CellScope::field_names(const Value& base) const {
   if (base.kind == Value::Kind::level) return {"text", "label", "name"};
+  if (base.kind == Value::Kind::object && base.object_kind == "text") return {"text"};
   if (base.kind == Value::Kind::object && base.object_kind == "seed") {
     std::vector<std::string> out = {"id"};
     for (const auto& f : spec_.seed_fields) out.push_back(f.name);

@@ -6,9 +6,10 @@
 
 namespace mirac {
 
-/// Names: factors (-> the cell's level), `seed`, `checklist`, level names (-> their
-/// text), and the seed's raw data columns. Fields: `F.text`, `F.label`, `F.name`,
-/// `seed.FIELD` (indexed fields resolve through the cell; variants replace the field).
+/// Names: factors (-> the cell's level), `seed`, `checklist`, texts keyed by factors, level
+/// names (-> their text), and the seed's raw data columns. Fields: `F.text`, `F.label`,
+/// `F.name`, `NAME.text` (a keyed text's, for the cell), `seed.FIELD` (indexed fields
+/// resolve through the cell; variants replace the field).
 class CellScope : public Scope {
  public:
   CellScope(const Spec& spec, const Seed& seed, const std::vector<int>& levels);

@@ -304,7 +304,9 @@ std::string expand_template(const std::string& text, SourceRange range, const Sc
     if (value->kind == Value::Kind::object) {
       throw EvalError(range, fmt::format("placeholder '{{{}}}' names the {} itself; name one of its fields, such as {{{}.{}}}",
                                          path, value->object_kind, path,
-                                         value->object_kind == "seed" ? "id" : "FIELD"));
+                                         value->object_kind == "seed"   ? "id"
+                                         : value->object_kind == "text" ? "text"
+                                                                        : "FIELD"));
     }
     out += to_text(*value);
     i = close;

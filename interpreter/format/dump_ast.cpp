@@ -145,7 +145,8 @@ std::string d(const ast::TextDecl& t) {
     });
     return sx(l.level.name, {opt(l.texts, d_texts), derived});
   });
-  return sx("text " + t.factor.name, {opt(t.from, d_json), levels});
+  std::string cells = join(t.cells, " ", [](const ast::TextCell& c) { return sx(d_cell(c.cell), {d_texts(c.texts)}); });
+  return sx("text " + t.factor.name, {t.by.empty() ? "" : d_idents("by", t.by), opt(t.from, d_json), levels, cells});
 }
 std::string d(const ast::PromptDecl& p) { return sx("prompt", {dx(p.id), dx(p.text)}); }
 std::string d(const ast::ProviderDecl& p) { return sx("provider " + p.name.name, {d_block(p.settings)}); }
@@ -164,7 +165,7 @@ std::string d(const ast::JudgeDecl& j) {
 std::string d_dim(const ast::DimDecl& x) {
   std::string anchors = join(x.anchors, " ", [](const ast::Anchor& a) { return sx("anchor", {dx(a.score), q(a.label), opt(a.text, q)}); });
   return sx("dim " + x.name.name,
-            {q(x.title), opt(x.description, q), anchors,
+            {q(x.title), opt(x.scale, [](const ast::Expr& e) { return sx("scale", {dx(e)}); }), opt(x.description, q), anchors,
              opt(x.na_when, [](const ast::Expr& e) { return sx("na", {dx(e)}); }),
              opt(x.against, [](const ast::Expr& e) { return sx("against", {dx(e)}); }),
              join(x.notes, " ", [](const auto& n) { return sx("note", {q(n)}); }),

@@ -345,6 +345,16 @@ class Printer {
   }
 
   void decl(const ast::TextDecl& d, const SourceRange& r) {
+    if (d.keyed()) {
+      std::string head = "text " + d.factor.name + " by " + join(d.by, " * ", name_of);
+      if (d.cells.empty() && !has_comments(r)) return line(head + " {}");
+      open(head);
+      for (const auto& c : d.cells) {
+        flush_at(c.cell.range);
+        lang_texts(cell_path(c.cell), c.texts);
+      }
+      return close(&r);
+    }
     std::string head = "text " + d.factor.name + (d.from ? " from " + json_table(*d.from) : "");
     if (d.levels.empty() && !has_comments(r)) return line(head + " {}");
     open(head);
@@ -411,6 +421,10 @@ class Printer {
   void dim(const ast::DimDecl& dim) {
     flush_at(dim.range);
     open("dim " + dim.name.name + " " + str(dim.title));
+    if (dim.scale) {
+      flush_at(dim.scale->range);
+      line("scale " + ex(*dim.scale));
+    }
     if (dim.description) line("describe " + str(*dim.description));
     for (const auto& a : dim.anchors) {
       flush_at(a.range);

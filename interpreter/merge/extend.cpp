@@ -136,6 +136,27 @@ struct Merge {
   }
 
   void text(ast::TextDecl& base, const ast::TextDecl& ext) {
+    auto factors = [](const ast::TextDecl& t) {
+      std::string names;
+      for (const auto& f : t.by) names += (names.empty() ? "" : " * ") + f.name;
+      return names;
+    };
+    if (factors(base) != factors(ext)) {
+      // Cells name one level per factor of `by`, so the extension must key them the same way.
+      auto by = [&](const ast::TextDecl& t) { return t.keyed() ? "by " + factors(t) : std::string("by one factor's levels"); };
+      diags.error(ext.keyed() ? ext.by.front().range : ext.factor.range,
+                  fmt::format("text '{}' is keyed {} here but {} in the base", base.factor.name, by(ext), by(base)));
+      diags.note(fmt::format("the base's is at {}", place(sources, base.factor.range)));
+      return;
+    }
+    std::vector<std::string> cells;
+    for (const auto& c : ext.cells) {
+      base.cells.push_back(c);
+      std::string cell;
+      for (const auto& l : c.cell.levels) cell += (cell.empty() ? "" : ".") + l.name;
+      cells.push_back(cell);
+    }
+    if (!cells.empty()) added.push_back("texts for " + words(cells));
     if (ext.from) {
       if (base.from) replaced(ext.from->range, "the texts' file replaces the base's", base.from->range);
       base.from = ext.from;

@@ -283,10 +283,20 @@ struct TextLevel {
   std::optional<DerivedText> derived;
   SourceRange range;
 };
+/// `female.white "Emily"` in a text keyed by factors: the text of one cell of the `by` factors.
+struct TextCell {
+  CellPath cell;
+  LangTexts texts;
+};
 struct TextDecl {
+  /// The factor whose levels get texts; for a text keyed by factors (`text name by gender *
+  /// ethnicity { ... }`), the new name the texts are read by (`name.text`).
   Ident factor;
   std::optional<JsonTable> from;
   std::vector<TextLevel> levels;
+  std::vector<Ident> by;        ///< the factors of a keyed text; empty for a factor's texts
+  std::vector<TextCell> cells;  ///< a keyed text's entries
+  bool keyed() const { return !by.empty(); }
 };
 
 struct PromptDecl {
@@ -360,6 +370,8 @@ struct Band {
 struct DimDecl {
   Ident name;
   StringLit title;
+  /// `scale 1..10` inside the dimension: its own range (a RangeLit); else the rubric's.
+  std::optional<Expr> scale;
   std::optional<StringLit> description;
   std::vector<Anchor> anchors;
   std::optional<Expr> na_when;

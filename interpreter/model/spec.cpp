@@ -81,6 +81,40 @@ const TextTable* Spec::text_for(int factor) const {
   return nullptr;
 }
 
+const TextTable* Spec::keyed_text(const std::string& name) const {
+  for (const auto& t : texts)
+    if (t.factor < 0 && t.name == name) return &t;
+  return nullptr;
+}
+
+namespace {
+
+// A checked `scale` is a RangeLit of two numbers; anything else leaves the default.
+std::optional<ScoreScale> scale_of(const std::optional<ast::Expr>& scale) {
+  const auto* range = scale ? std::get_if<ast::RangeLit>(&scale->node) : nullptr;
+  if (!range) return std::nullopt;
+  const auto* lo = std::get_if<ast::NumberLit>(&range->lo->node);
+  const auto* hi = std::get_if<ast::NumberLit>(&range->hi->node);
+  if (!lo || !hi) return std::nullopt;
+  return ScoreScale{lo->value, hi->value};
+}
+
+}  // namespace
+
+ScoreScale dim_scale(const ast::RubricDecl& rubric, const std::string& dim) {
+  for (const auto& d : rubric.dims)
+    if (d.name.name == dim)
+      if (auto own = scale_of(d.scale)) return *own;
+  return scale_of(rubric.scale).value_or(ScoreScale{});
+}
+
+bool has_dim_scales(const ast::RubricDecl& rubric) {
+  const ScoreScale whole = scale_of(rubric.scale).value_or(ScoreScale{});
+  for (const auto& d : rubric.dims)
+    if (auto own = scale_of(d.scale); own && !(*own == whole)) return true;
+  return false;
+}
+
 const Variant* Spec::variant_for(const std::string& field) const {
   for (const auto& v : variants)
     if (v.field == field) return &v;

@@ -42,11 +42,25 @@ struct Seed {
 
 /// The texts of one factor's levels, per level of an indexing factor (usually language).
 struct TextTable {
-  int factor = -1;
+  int factor = -1;        ///< -1 for a text keyed by factors (`name`, `by`)
   int index_factor = -1;  ///< -1: one text for every cell
-  /// texts[level][index_level]; an expression (a string template, usually).
+  /// texts[level][index_level]; an expression (a string template, usually). For a keyed
+  /// text, `level` is the cell of the `by` factors, the last factor varying fastest.
   std::vector<std::vector<std::optional<ast::Expr>>> texts;
+  std::string name;     ///< a keyed text's name (`text name by gender * ethnicity`)
+  std::vector<int> by;  ///< a keyed text's factors
 };
+
+/// The whole-number range a rubric dimension is scored on.
+struct ScoreScale {
+  double lo = 1, hi = 5;
+  bool operator==(const ScoreScale&) const = default;
+};
+/// The scale of `rubric`'s dimension `dim`: the dimension's own `scale`, else the rubric's,
+/// else 1..5 (also for a dimension the rubric does not have).
+ScoreScale dim_scale(const ast::RubricDecl& rubric, const std::string& dim);
+/// Whether some dimension of `rubric` declares a scale of its own that differs from the rubric's.
+bool has_dim_scales(const ast::RubricDecl& rubric);
 
 /// The rewrites of one seed field over the cells of some factors.
 struct Variant {
@@ -180,6 +194,8 @@ struct Spec {
   /// The rubric the analyses' scores follow: that of `scores_rater`, else the first rubric.
   const ast::RubricDecl* scored_rubric() const;
   const TextTable* text_for(int factor) const;
+  /// The text keyed by factors named `name`, or null.
+  const TextTable* keyed_text(const std::string& name) const;
   const Variant* variant_for(const std::string& field) const;
 };
 

@@ -445,6 +445,14 @@ class Builder {
         t.from = json_table(*c.children.at(0));
         continue;
       }
+      if (c.is_type<g::factor_product>()) {
+        t.by = idents(c);
+        continue;
+      }
+      if (c.is_type<g::text_cell>()) {
+        t.cells.push_back({cell_path(*c.children.at(0)), lang_texts(*c.children.at(1))});
+        continue;
+      }
       ast::TextLevel tl{ident(*c.children.at(0)), {}, {}, range(c)};
       const Node& body = *c.children.at(1);
       if (body.is_type<g::derived_text>()) {
@@ -487,7 +495,9 @@ class Builder {
         dim.title = string(*item.children.at(1));
         for (std::size_t k = 2; k < item.children.size(); ++k) {
           const Node& di = *item.children[k];
-          if (di.is_type<g::anchor>()) {
+          if (di.is_type<g::scale_item>()) {
+            dim.scale = expr(*di.children.at(0));
+          } else if (di.is_type<g::anchor>()) {
             ast::Anchor a{expr(*di.children.at(0)), string(*di.children.at(1)), {}, range(di)};
             if (di.children.size() > 2) a.text = string(*di.children[2]);
             dim.anchors.push_back(std::move(a));

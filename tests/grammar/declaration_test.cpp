@@ -66,6 +66,9 @@ TEST_CASE("variant and text") {
        "(text c (json-table (json \"c.json\") \"conditions\" \"{condition}\"))"},
       {"text C { A from jsonl(\"r.jsonl\") where row.k == 1 select row.t }",
        "(text C (A (from (jsonl \"r.jsonl\") (== (. row k) 1) (. row t))))"},
+      {"text name by gender * ethnicity { female.white { en \"Emily\" ja \"E\" } male.black \"Darnell\" }",
+       "(text name (by gender ethnicity) (female.white (texts (en \"Emily\") (ja \"E\"))) (male.black (all \"Darnell\")))"},
+      {"text nobody by a {}", "(text nobody (by a))"},
   });
 }
 
@@ -91,6 +94,8 @@ TEST_CASE("rubric") {
        "order D1 then D2, D3 }",
        "(rubric r (.. 1 5) high \"i\" (dim D1 \"Deflection\" \"d\" (anchor 1 \"none\") (anchor 5 \"full\" \"refuses\") "
        "(na (== x 5)) (against (. checklist e)) (note \"n\")) (order (step D1) (step D2 D3)))"},
+      {"rubric r { scale 1..5 dim D1 \"Overall\" { scale 1..10 1 \"best\" 10 \"worst\" } }",
+       "(rubric r (.. 1 5) (dim D1 \"Overall\" (scale (.. 1 10)) (anchor 1 \"best\") (anchor 10 \"worst\")))"},
       {"rubric empty {}", "(rubric empty)"},
   });
 }
@@ -136,6 +141,7 @@ TEST_CASE("a variant's header and changes: extend, override, remove; each level"
       {"extend seeds { seed s9 { question.ja = \"q\" } }", "extend (seeds (seed \"s9\" (question.ja \"q\")))"},
       {"extend variant question { lock jsonl(\"ja.jsonl\") }", "extend (variant question (by) (lock (jsonl \"ja.jsonl\") (columns)))"},
       {"extend text skeleton { S2 { ja \"x\" } }", "extend (text skeleton (S2 (texts (ja \"x\"))))"},
+      {"extend text name by gender * ethnicity { female.asian \"Mei\" }", "extend (text name (by gender ethnicity) (female.asian (all \"Mei\")))"},
       {"extend model gpt { max_tokens 2048 }", "extend (model gpt \"\" (block (max_tokens 2048)))"},
       {"extend judge j { temperature 0 }", "extend (judge j \"\" (block (temperature 0)))"},
       {"extend arm baseline { system \"s\" }", "extend (arm baseline (block (system \"s\")))"},
@@ -157,6 +163,6 @@ TEST_CASE("the all-constructs corpus parses without errors") {
   auto path = mirac::test::source_dir() / "tests/grammar/corpus/all_constructs.audit";
   auto p = mirac::test::parse_text(mirac::test::read_file(path), path.string());
   CHECK_MESSAGE(p->errors.empty(), p->errors);
-  CHECK(p->module.decls.size() == 67);
+  CHECK(p->module.decls.size() == 70);
   CHECK(p->module.comments.size() == 9);
 }
