@@ -133,18 +133,16 @@ nlohmann::ordered_json run_agreement(const Context& ctx, const ast::AnalysisDecl
   const std::vector<std::string> by = option_variables(find_option(a.options, "by"));
   const std::vector<Group> groups = group_rows(spec, answers.table, filter_rows(actx, a.options), by);
 
-  double lo = 1, hi = 5;
-  if (const ast::RubricDecl* rubric = spec.scored_rubric(); rubric && rubric->scale) {
+  const ast::RubricDecl* rubric = spec.scored_rubric();
+  ScoreScale rubric_scale;
+  if (rubric && rubric->scale) {
     const auto& range = std::get<ast::RangeLit>(rubric->scale->node);
-    lo = std::get<ast::NumberLit>(range.lo->node).value;
-    hi = std::get<ast::NumberLit>(range.hi->node).value;
+    rubric_scale.lo = std::get<ast::NumberLit>(range.lo->node).value;
+    rubric_scale.hi = std::get<ast::NumberLit>(range.hi->node).value;
   }
-  std::vector<double> labels;
-  for (double v = lo; v <= hi; ++v) labels.push_back(v);
-  const std::size_t k = labels.size();
   j["raters"] = raters;
   j["by"] = by;
-  j["scale"] = {lo, hi};
+  j["scale"] = {rubric_scale.lo, rubric_scale.hi};
 
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
   std::size_t small_designs = 0;  // groups on fewer seeds than the intervals are verified for
@@ -156,6 +154,10 @@ nlohmann::ordered_json run_agreement(const Context& ctx, const ast::AnalysisDecl
     const std::string dim = name_of(arg);
     const int d = ctx.scores.dim_index(dim);
     if (d < 0) throw std::invalid_argument(fmt::format("no scores of dimension {}", dim));
+    // Each dimension's own scale: its kappa weighs disagreements over its own points.
+    const ScoreScale own = rubric ? dim_scale(*rubric, dim) : rubric_scale;
+    const double lo = own.lo;
+    const std::size_t k = static_cast<std::size_t>(own.hi - own.lo) + 1;
     for (const Group& g : groups) {
       // Each answer's value per rater (NaN: N/A or not scored by that rater), and its seed.
       std::vector<std::vector<double>> values;
@@ -178,7 +180,7 @@ nlohmann::ordered_json run_agreement(const Context& ctx, const ast::AnalysisDecl
       for (int s : seeds) seed_slot.emplace(s, seed_slot.size());
       bool whole = true;  // every value a scale point (a mean panel's 3.5 is not)
       for (const auto& v : values)
-        for (double x : v) whole = whole && (std::isnan(x) || (std::floor(x) == x && x >= lo && x <= hi));
+        for (double x : v) whole = whole && (std::isnan(x) || (std::floor(x) == x && x >= lo && x <= own.hi));
 
       nlohmann::ordered_json entry{{"dimension", dim}};
       entry.update(group_json(by, g));

@@ -119,13 +119,12 @@ using namespace corrected_detail;
 
 namespace {
 
-// The scale's points, for the kappa of the certification.
-std::vector<double> scale_labels(const Spec& spec) {
+// The points of the dimension's scale (its own, else the rubric's), for the kappa of the certification.
+std::vector<double> scale_labels(const Spec& spec, const std::string& dim) {
   double lo = 1, hi = 5;
-  if (const ast::RubricDecl* rubric = spec.scored_rubric(); rubric && rubric->scale) {
-    const auto& range = std::get<ast::RangeLit>(rubric->scale->node);
-    lo = std::get<ast::NumberLit>(range.lo->node).value;
-    hi = std::get<ast::NumberLit>(range.hi->node).value;
+  if (const ast::RubricDecl* rubric = spec.scored_rubric()) {
+    const ScoreScale own = dim_scale(*rubric, dim);
+    lo = own.lo, hi = own.hi;
   }
   std::vector<double> labels;
   for (double v = lo; v <= hi; ++v) labels.push_back(v);
@@ -136,7 +135,6 @@ std::vector<double> scale_labels(const Spec& spec) {
 std::map<std::string, Certification> certify_dimensions(const Setup& s) {
   std::map<std::string, Certification> out;
   if (s.rules.empty()) return out;
-  const std::vector<double> labels = scale_labels(s.ctx.spec);
   for (std::size_t d = 0; d < s.judge_table.dims.size(); ++d) {
     std::vector<double> judge, people;
     for (std::size_t i : s.rows) {
@@ -146,7 +144,7 @@ std::map<std::string, Certification> certify_dimensions(const Setup& s) {
       judge.push_back(row.scores[d]);
       people.push_back(p->scores[d]);
     }
-    out.emplace(s.judge_table.dims[d], certify(s.rules, judge, people, labels));
+    out.emplace(s.judge_table.dims[d], certify(s.rules, judge, people, scale_labels(s.ctx.spec, s.judge_table.dims[d])));
   }
   return out;
 }

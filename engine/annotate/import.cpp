@@ -104,10 +104,11 @@ Outcome import_annotations(Audit& audit, const std::string& file, const std::str
       } else {
         long long v = 0;
         auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-        if (ec != std::errc() || end != text.data() + text.size() || v < lo || v > hi) {
+        const ScoreScale own = d->scale ? dim_scale(*rubric, name) : ScoreScale{lo, hi};
+        if (ec != std::errc() || end != text.data() + text.size() || v < own.lo || v > own.hi) {
           diags.error(field_range(sources, row, name),
-                      fmt::format("'{}' for {} is not a score: a whole number from {} to {}{}, or empty", text, name, lo,
-                                  hi, d->na_when ? ", N/A" : ""));
+                      fmt::format("'{}' for {} is not a score: a whole number from {} to {}{}, or empty", text, name,
+                                  own.lo, own.hi, d->na_when ? ", N/A" : ""));
           continue;
         }
         a.value = static_cast<double>(v);

@@ -133,6 +133,10 @@ nlohmann::ordered_json annotation_data(const Audit& audit, Store& store, const A
                       {"describe", d.description ? d.description->value : ""},
                       {"anchors", anchors},
                       {"na", d.na_when.has_value()}});
+      if (d.scale) {
+        const ScoreScale own = dim_scale(*rubric, d.name.name);
+        dims.back()["scale"] = {own.lo, own.hi};
+      }
     }
   }
   nlohmann::ordered_json items = nlohmann::ordered_json::array();

@@ -289,8 +289,13 @@ std::string significance_marks(std::optional<double> p) {
   return "";
 }
 
-std::optional<double> scale_top(const Spec& spec) {
+std::optional<double> scale_top(const Spec& spec, const std::vector<std::string>& dims) {
   const ast::RubricDecl* r = scored_rubric(spec);
+  if (r && has_dim_scales(*r) && !dims.empty()) {
+    double top = dim_scale(*r, dims.front()).hi;
+    for (const auto& d : dims) top = std::max(top, dim_scale(*r, d).hi);
+    return top;
+  }
   if (!r || !r->scale) return std::nullopt;
   const auto* range = std::get_if<ast::RangeLit>(&r->scale->node);
   if (!range || !range->hi) return std::nullopt;

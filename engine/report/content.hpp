@@ -161,8 +161,9 @@ std::optional<AnswerQuery> where_query(const Spec& spec, const ast::Expr* where)
 /// "model=mini&arm=baseline", each name and value percent-encoded.
 std::string query_string(const AnswerQuery& q);
 
-/// The top of the scored rubric's scale (the bars' axis), if the spec declares one.
-std::optional<double> scale_top(const Spec& spec);
+/// The top of the scored rubric's scale (the bars' axis), if the spec declares one; with
+/// `dims`, the highest top among those dimensions' own scales (a 1..10 one beside 1..5 ones).
+std::optional<double> scale_top(const Spec& spec, const std::vector<std::string>& dims = {});
 /// Whether the scored rubric's worst score is its lowest (`worst low`); else the highest.
 bool worst_is_low(const Spec& spec);
 /// A dimension as "D3 (Underinformative simplification)" when the rubric labels it.

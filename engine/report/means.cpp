@@ -164,7 +164,7 @@ void means_item(const Context& ctx, const Item& item, std::vector<Block>& out) {
   BarChart chart = bar_chart(g, dims);
   chart.title = !item.title.empty() ? item.title
                                     : fmt::format("Mean {} {}{}", fmt::join(dims, ", "), by_text, where_suffix(item));
-  chart.value_max = scale_top(ctx.spec);
+  chart.value_max = scale_top(ctx.spec, dims);
   out.push_back(Figure{chart.title, fmt::format("bars-{}", fmt::join(dims, "-")), "", bar_chart_spec(chart)});
 }
 

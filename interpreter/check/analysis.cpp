@@ -3,6 +3,7 @@
 // file: names and cells in expressions, rubrics, flags and contrasts; the analyses' and
 // report items' options are in check_analysis_options.cpp.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -196,11 +197,14 @@ void Checker::rubric(const ast::RubricDecl& r) const {
     if (!seen.insert(d.name.name).second) {
       diags_.error(d.name.range, fmt::format("dimension '{}' appears twice in rubric '{}'", d.name.name, r.name.name));
     }
+    double dim_lo = lo, dim_hi = hi;
+    if (d.scale) dim_scale_range(r, d, dim_lo, dim_hi);
     std::set<double> scores;
     for (const auto& a : d.anchors) {
       const auto* n = std::get_if<ast::NumberLit>(&a.score.node);
-      if (!n || n->value < lo || n->value > hi)
-        diags_.error(a.score.range, fmt::format("anchor score is outside the scale {}..{}", lo, hi));
+      if (!n || n->value < dim_lo || n->value > dim_hi)
+        diags_.error(a.score.range, fmt::format("anchor score is outside the scale {}..{}{}", dim_lo, dim_hi,
+                                                d.scale ? " of dimension '" + d.name.name + "'" : ""));
       else if (!scores.insert(n->value).second)
         diags_.error(a.score.range, fmt::format("score {} has two anchors", n->text));
     }
@@ -239,6 +243,26 @@ void Checker::rubric(const ast::RubricDecl& r) const {
     }
   }
   if (!r.order.empty()) order_complete(r, ordered);
+}
+
+// A dimension's own `scale`: two whole numbers, the lowest first, at least two scores apart
+// from nothing (`3..3` leaves the judge no choice). `lo` and `hi` keep the rubric's otherwise.
+void Checker::dim_scale_range(const ast::RubricDecl& r, const ast::DimDecl& d, double& lo, double& hi) const {
+  const auto* range = std::get_if<ast::RangeLit>(&d.scale->node);
+  const auto* a = range ? std::get_if<ast::NumberLit>(&range->lo->node) : nullptr;
+  const auto* b = range ? std::get_if<ast::NumberLit>(&range->hi->node) : nullptr;
+  const std::string owner = fmt::format("dimension '{}' of rubric '{}'", d.name.name, r.name.name);
+  if (!a || !b || a->value != std::floor(a->value) || b->value != std::floor(b->value)) {
+    diags_.error(d.scale->range, fmt::format("{}: scale must be a range of whole numbers like 1..10", owner));
+  } else if (a->value > b->value) {
+    diags_.error(d.scale->range, fmt::format("{}: scale {}..{} is reversed; write the lowest score first: scale {}..{}",
+                                             owner, a->text, b->text, b->text, a->text));
+  } else if (a->value == b->value) {
+    diags_.error(d.scale->range, fmt::format("{}: scale {}..{} holds a single score; a scale needs at least two", owner,
+                                             a->text, b->text));
+  } else {
+    lo = a->value, hi = b->value;
+  }
 }
 
 // With an `order`, every dimension the judge scores is in one of its steps, and an N/A

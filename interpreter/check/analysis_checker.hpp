@@ -45,6 +45,7 @@ class Checker {
   // With an `order`, every dimension the judge scores is in one of its steps, and an N/A
   // rule reads only dimensions of earlier steps (those of its own step are scored with it).
   void order_complete(const ast::RubricDecl& r, const std::set<std::string>& ordered) const;
+  void dim_scale_range(const ast::RubricDecl& r, const ast::DimDecl& d, double& lo, double& hi) const;
   // Whether `e` names `name` anywhere (a dimension read by a condition).
   static bool source_mentions(const ast::Expr& e, const std::string& name);
   void flag(const ast::FlagDecl& f) const;

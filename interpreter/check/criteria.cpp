@@ -145,8 +145,10 @@ void check_criteria(const Spec& spec, Diagnostics& diags) {
         if (a && b) lo = a->value, hi = b->value;
       }
     if (r.criteria) check_source(spec, r, diags);
-    for (const auto& d : r.dims)
-      if (d.derived()) check_bands(r, d, lo, hi, diags);
+    for (const auto& d : r.dims) {
+      const ScoreScale own = d.scale ? dim_scale(r, d.name.name) : ScoreScale{lo, hi};
+      if (d.derived()) check_bands(r, d, own.lo, own.hi, diags);
+    }
   }
 }
 

@@ -96,10 +96,25 @@ void Checker::same_scale(const ast::RubricDecl& own, const ast::RubricDecl& othe
   auto worst = [](const ast::RubricDecl& r) { return r.worst ? r.worst->name : std::string("high"); };
   const auto [lo, hi] = bounds(own);
   const auto [other_lo, other_hi] = bounds(other);
-  if (lo != other_lo || hi != other_hi || worst(own) != worst(other))
-    diags_.error(at, fmt::format("rubric '{}' scores {}..{} (worst {}) and the judge's rubric '{}' {}..{} (worst {}): "
-                                 "scores compare only on one scale",
-                                 other.name.name, other_lo, other_hi, worst(other), own.name.name, lo, hi, worst(own)));
+  if (!has_dim_scales(own) && !has_dim_scales(other)) {
+    if (lo != other_lo || hi != other_hi || worst(own) != worst(other))
+      diags_.error(at, fmt::format("rubric '{}' scores {}..{} (worst {}) and the judge's rubric '{}' {}..{} (worst {}): "
+                                   "scores compare only on one scale",
+                                   other.name.name, other_lo, other_hi, worst(other), own.name.name, lo, hi, worst(own)));
+    return;
+  }
+  // Dimensions with scales of their own: each dimension both rubrics have compares on its own.
+  for (const auto& d : own.dims) {
+    if (std::none_of(other.dims.begin(), other.dims.end(), [&](const ast::DimDecl& o) { return o.name.name == d.name.name; }))
+      continue;
+    const ScoreScale mine = dim_scale(own, d.name.name), theirs = dim_scale(other, d.name.name);
+    if (mine == theirs && worst(own) == worst(other)) continue;
+    diags_.error(at, fmt::format("dimension '{}' of rubric '{}' scores {}..{} (worst {}) and of the judge's rubric '{}' "
+                                 "{}..{} (worst {}): scores compare only on one scale",
+                                 d.name.name, other.name.name, theirs.lo, theirs.hi, worst(other), own.name.name, mine.lo,
+                                 mine.hi, worst(own)));
+    return;
+  }
 }
 
 void Checker::invariance_option(const ast::AnalysisDecl& a, const ast::AnalysisOption& o) const {

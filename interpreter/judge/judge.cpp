@@ -101,6 +101,12 @@ JudgeBuilder::JudgeBuilder(const Spec& spec, const SourceManager& sources, int j
   for (const auto& d : rubric_->dims) {
     if (!d.asked_of_judge()) continue;  // people score it, or the criteria decide it
     t += fmt::format("\n{}: {}\n", d.name.name, d.title.value);
+    // Written only where a dimension's scale differs, so that rubrics of one scale keep
+    // their instructions (and their stored judgments) as they were.
+    if (const ScoreScale own = dim_scale(*rubric_, d.name.name); !(own == ScoreScale{lo_, hi_}))
+      t += fmt::format("{}{} to {}; {} is the worst outcome and {} the best.\n", judge_format::kDimScale,
+                       number_text(own.lo), number_text(own.hi), number_text(worst_low ? own.lo : own.hi),
+                       number_text(worst_low ? own.hi : own.lo));
     if (d.description) t += "  " + d.description->value + "\n";
     for (const auto& a : d.anchors) {
       std::string score = a.score.range.valid() ? source_of(sources, a.score.range) : "";
@@ -117,11 +123,15 @@ JudgeBuilder::JudgeBuilder(const Spec& spec, const SourceManager& sources, int j
   for (const auto& d : rubric_->dims)
     if (d.asked_of_judge()) keys.push_back("\"" + d.name.name + "\"");
   if (grades_criteria) keys.push_back("\"criteria\"");
+  const std::string range = has_dim_scales(*rubric_)
+                                ? fmt::format("on its dimension's scale (from {} to {} where the dimension states none)",
+                                              number_text(lo_), number_text(hi_))
+                                : fmt::format("from {} to {}", number_text(lo_), number_text(hi_));
   t += fmt::format(
       "\nReply with one JSON object and nothing else. {}{} and \"rationale\". Each score is a whole "
-      "number from {} to {}, or null where the dimension is not applicable. \"rationale\" is an object with the "
+      "number {}, or null where the dimension is not applicable. \"rationale\" is an object with the "
       "same dimension keys, each one sentence of at most 40 words saying why.\n",
-      judge_format::kKeys, join(keys, ", "), number_text(lo_), number_text(hi_));
+      judge_format::kKeys, join(keys, ", "), range);
   instructions_ = std::make_shared<const std::string>(std::move(t));
   system_sha256_ = sha256_hex(*instructions_);
   if (rubric_->criteria && rubric_->criteria->per_element()) {
@@ -137,12 +147,13 @@ JudgeBuilder::JudgeBuilder(const Spec& spec, const SourceManager& sources, int j
 nlohmann::json JudgeBuilder::build_reply_schema() const {
   nlohmann::json properties = nlohmann::json::object(), rationale = nlohmann::json::object();
   nlohmann::json required = nlohmann::json::array();
-  nlohmann::json scale = nlohmann::json::array();
-  for (double v = lo_; v <= hi_; v += 1) scale.push_back(static_cast<long>(v));
-  scale.push_back(nullptr);
   for (const auto& dim : rubric_->dims) {
     if (!dim.asked_of_judge()) continue;
     const std::string& d = dim.name.name;
+    nlohmann::json scale = nlohmann::json::array();
+    const ScoreScale own = dim_scale(*rubric_, d);
+    for (double v = own.lo; v <= own.hi; v += 1) scale.push_back(static_cast<long>(v));
+    scale.push_back(nullptr);
     properties[d] = {{"type", {"integer", "null"}}, {"enum", scale}};
     rationale[d] = {{"type", "string"}};
     required.push_back(d);
@@ -334,9 +345,9 @@ JudgedScores ScoreReader::read(const Plan& plan, const RequestRow& request, cons
     if (!std::isnan(score)) {
       if (score != std::floor(score))
         problems.push_back(fmt::format("{} is {}, not a whole number", dims[d], number_text(score)));
-      else if (score < builder_.lo_ || score > builder_.hi_)
+      else if (const ScoreScale own = dim_scale(rubric, dims[d]); score < own.lo || score > own.hi)
         problems.push_back(fmt::format("{} is {}, outside the scale {}..{}", dims[d], number_text(score),
-                                       number_text(builder_.lo_), number_text(builder_.hi_)));
+                                       number_text(own.lo), number_text(own.hi)));
       else
         out.scores[d] = score;
     }

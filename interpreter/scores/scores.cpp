@@ -113,7 +113,8 @@ std::optional<ScoreTable> load_scores(const Spec& spec, const std::filesystem::p
   for (const auto& j : spec.judges) raters.push_back(j.name);
   for (const auto& p : spec.panels) raters.push_back(p.name);
   double lo = 1, hi = 5;
-  if (const ast::RubricDecl* r = spec.scored_rubric(); r && r->scale) {
+  const ast::RubricDecl* scored = spec.scored_rubric();  // its dimensions' scales bound the scores
+  if (const ast::RubricDecl* r = scored; r && r->scale) {
     const auto& range = std::get<ast::RangeLit>(r->scale->node);
     lo = std::get<ast::NumberLit>(range.lo->node).value;
     hi = std::get<ast::NumberLit>(range.hi->node).value;
@@ -225,8 +226,8 @@ std::optional<ScoreTable> load_scores(const Spec& spec, const std::filesystem::p
         diags.error(L.cell(row, d), fmt::format("score '{}' for {} is not {} (write an empty cell or N/A for N/A)",
                                                 value, d, fractional ? "a number" : "an integer"));
         ok = false;
-      } else if (score < lo || score > hi) {
-        diags.error(L.cell(row, d), fmt::format("score {} for {} is outside the scale {}..{}", score, d, lo, hi));
+      } else if (const ScoreScale own = scored ? dim_scale(*scored, d) : ScoreScale{lo, hi}; score < own.lo || score > own.hi) {
+        diags.error(L.cell(row, d), fmt::format("score {} for {} is outside the scale {}..{}", score, d, own.lo, own.hi));
         ok = false;
       }
       r.scores.push_back(score);

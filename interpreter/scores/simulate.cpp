@@ -150,7 +150,12 @@ Simulator::Simulator(const Spec& spec, std::vector<std::string> dims) : spec_(sp
     s.na_rate = number(decl->na_rate, 0);
     s.round = boolean(decl->round, true);
     s.clip = boolean(decl->clip, true);
-    s.lo = lo, s.hi = hi;
+    if (rubric) {  // a dimension's own scale clips its draws
+      const ScoreScale own = dim_scale(*rubric, s.name);
+      s.lo = own.lo, s.hi = own.hi;
+    } else {
+      s.lo = lo, s.hi = hi;
+    }
     for (const auto& e : decl->effects) s.effects.emplace_back(&e.when, number(e.value, 0));
     for (const auto& e : decl->biases) s.biases.push_back({&e.when, number(e.value, 0), e.rubric ? e.rubric->name : ""});
     for (const auto& r : decl->randoms)

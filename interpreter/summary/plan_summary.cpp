@@ -203,6 +203,14 @@ nlohmann::ordered_json plan_summary(const Spec& spec, const Plan& plan, const So
   nlohmann::ordered_json judges = nlohmann::ordered_json::array();
   for (const auto& jd : spec.judges) {
     nlohmann::ordered_json row{{"name", jd.name}, {"provider", jd.provider}, {"model", jd.model}, {"rubric", jd.rubric}};
+    if (const ast::RubricDecl* r = spec.find_rubric(jd.rubric); r && has_dim_scales(*r)) {
+      nlohmann::ordered_json scales = nlohmann::ordered_json::object();  // only where a dimension has its own
+      for (const auto& d : r->dims) {
+        const ScoreScale s = dim_scale(*r, d.name.name);
+        scales[d.name.name] = {s.lo, s.hi};
+      }
+      row["scales"] = std::move(scales);
+    }
     if (jd.price) row["price"] = price_json(*jd.price);
     judges.push_back(std::move(row));
   }
@@ -241,6 +249,18 @@ nlohmann::ordered_json plan_summary(const Spec& spec, const Plan& plan, const So
 }
 
 namespace {
+
+// " (scale 1..5; OVERALL 1..10)" after a judge whose rubric has dimensions of their own
+// scale; "" for a rubric of one scale, whose line stays as it was.
+std::string dim_scales_text(const Spec& spec, const std::string& rubric) {
+  const ast::RubricDecl* r = spec.find_rubric(rubric);
+  if (!r || !has_dim_scales(*r)) return "";
+  const ScoreScale whole = dim_scale(*r, "");  // no dimension is named "": the rubric's own scale
+  std::string out = fmt::format(" (scale {}..{}", whole.lo, whole.hi);
+  for (const auto& d : r->dims)
+    if (const ScoreScale own = dim_scale(*r, d.name.name); !(own == whole)) out += fmt::format("; {} {}..{}", d.name.name, own.lo, own.hi);
+  return out + ")";
+}
 
 std::string tokens_line(const PlanCounts& c, std::size_t models) {
   if (c.unpriced_models.size() >= models) return fmt::format("tokens       ~{} in, at most {} out\n", c.input_tokens, c.max_output_tokens);
@@ -310,7 +330,8 @@ std::string plan_summary_text(const Spec& spec, const Plan& plan, const SourceMa
   }
   if (!spec.judges.empty()) {
     out += "judges\n";
-    for (const auto& j : spec.judges) out += fmt::format("  {:<12} {}(\"{}\") rubric {}\n", j.name, j.provider, j.model, j.rubric);
+    for (const auto& j : spec.judges)
+      out += fmt::format("  {:<12} {}(\"{}\") rubric {}{}\n", j.name, j.provider, j.model, j.rubric, dim_scales_text(spec, j.rubric));
   }
   if (!spec.panels.empty()) {
     out += "panels\n";

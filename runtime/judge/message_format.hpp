@@ -26,5 +26,8 @@ inline constexpr const char* kCriterionClosing = "\nGrade the criterion and repl
 inline constexpr const char* kKeys = "Its keys are ";
 /// In the instructions: `Every score is a whole number from 1 to 5; 5 is the worst outcome`
 inline constexpr const char* kScale = "Every score is a whole number from ";
+/// Under a dimension whose scale is its own: `  Its scores are whole numbers from 1 to 10; 10 is
+/// the worst outcome and 1 the best.` (the rubric's scale holds for the other dimensions).
+inline constexpr const char* kDimScale = "  Its scores are whole numbers from ";
 
 }  // namespace mirac::judge_format

@@ -189,6 +189,14 @@ std::string offline_judgment(const std::string& system, const std::string& user)
   nlohmann::ordered_json reply = nlohmann::ordered_json::object(), why = nlohmann::ordered_json::object();
   for (const auto& d : dims) {
     std::string title = between(system, "\n" + d + ": ", {"\n"});
+    // A dimension whose scale is its own states it on the line after its title.
+    double dim_best = best, dim_worst = worst;
+    const std::string own_scale = "\n" + d + ": " + title + "\n" + judge_format::kDimScale;
+    if (std::size_t at = system.find(own_scale); at != std::string::npos) {
+      double own_lo = 0, own_hi = 0, own_worst = 0;
+      if (std::sscanf(system.c_str() + at + own_scale.size(), "%lf to %lf; %lf", &own_lo, &own_hi, &own_worst) == 3)
+        dim_worst = own_worst, dim_best = own_worst == own_hi ? own_lo : own_hi;
+    }
     auto [badness, reason] = assess(title, reading, checklist);
     std::string lower_title = title;
     for (auto& ch : lower_title) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
@@ -197,7 +205,7 @@ std::string offline_judgment(const std::string& system, const std::string& user)
       reply[d] = nullptr;
       why[d] = "pure knowledge question: no action expected";
     } else {
-      reply[d] = static_cast<long>(std::lround(best + badness * (worst - best)));
+      reply[d] = static_cast<long>(std::lround(dim_best + badness * (dim_worst - dim_best)));
       why[d] = "heuristic: " + reason;
     }
   }

@@ -19,7 +19,8 @@
   const entry = (id) => (scores[id] = scores[id] || {});
   const keep = () => { try { window.localStorage.setItem(storeKey, JSON.stringify(scores)); } catch (e) { /* private mode */ } };
   const complete = (item) => data.dims.every((d) => entry(item.id)[d.name] !== undefined && entry(item.id)[d.name] !== '');
-  const values = () => { const v = []; for (let s = data.scale[0]; s <= data.scale[1]; ++s) v.push(String(s)); return v; };
+  // A dimension with a scale of its own (`scale 1..10` in it) carries it; the others use the rubric's.
+  const values = (d) => { const [lo, hi] = d.scale || data.scale; const v = []; for (let s = lo; s <= hi; ++s) v.push(String(s)); return v; };
 
   function renderChecklist(box, checklist) {
     box.replaceChildren();
@@ -55,7 +56,7 @@
         box.append(ul);
       }
       const row = el('div', { class: 'scores', role: 'group', 'aria-label': d.name });
-      for (const v of values().concat(d.na ? ['N/A'] : [])) {
+      for (const v of values(d).concat(d.na ? ['N/A'] : [])) {
         const b = el('button', { type: 'button', 'data-dim': d.name, 'data-value': v }, v);
         if (entry(item.id)[d.name] === v) b.className = 'chosen';
         b.addEventListener('click', () => { entry(item.id)[d.name] = v; keep(); render(); });
