@@ -1,10 +1,11 @@
 // dim_scale_run_test.cpp: an offline run of a rubric whose OVERALL dimension scores 1..10
 // beside D1 and D2 on the rubric's 1..5 (tests/cli/dim_scale_run.audit): the simulated judge
 // scores each dimension on its own scale, the lmm and clmm of OVERALL run on it, and the
-// report's bars reach the top of the widest scale.
+// report's bars reach the top of the widest scale; people's scores are checked on it too.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -58,4 +59,21 @@ TEST_CASE("a 1..10 dimension beside 1..5 ones: judged, analysed and reported on 
   // The bars of D1 and OVERALL share an axis to 10, the top of the widest scale.
   const auto figure = nlohmann::json::parse(mirac::test::read_text(out / "figures" / "bars-D1-OVERALL.vl.json"));
   CHECK(figure.dump().find(R"("scale":{"domain":[0,10.0]})") != std::string::npos);
+
+  // People's scores: 7 is a score of OVERALL, not of D1.
+  REQUIRE(mirac::test::invoke({"annotate", "sample", spec, "--offline", "--store", store, "--n", "2", "-o", tmp.path("s")})
+              .code == 0);
+  const std::string sheet = mirac::test::read_text(std::filesystem::path(tmp.path("s")) / "sheet.csv");
+  std::vector<std::string> ids;
+  for (std::size_t at = sheet.find('\n') + 1; at < sheet.size(); at = sheet.find('\n', at) + 1) {
+    const std::size_t a = sheet.find(',', at), b = sheet.find(',', a + 1);
+    ids.push_back(sheet.substr(a + 1, b - a - 1));
+  }
+  REQUIRE(ids.size() == 2);
+  const std::string scores = tmp.write("people.csv", "item,id,D1,D2,OVERALL,comment\n1," + ids[0] + ",7,2,7,\n2," + ids[1] + ",2,2,7,\n");
+  auto import = mirac::test::invoke({"annotate", "import", spec, scores, "--annotator", "al", "--offline", "--store", store});
+  CHECK(import.code == 1);
+  CHECK(import.err.find("'7' for D1 is not a score: a whole number from 1 to 5, or empty") != std::string::npos);
+  CHECK(import.err.find("for OVERALL") == std::string::npos);
+  CHECK(import.err.find("1 error generated.") != std::string::npos);
 }
