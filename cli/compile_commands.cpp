@@ -18,8 +18,8 @@ namespace {
 
 // --only, --limit and --sample as `mirac run` takes them: check or plan a pilot.
 void add_selection(CLI::App* cmd, AuditOptions& o) {
-  add_only(cmd, o, "check a pilot: only requests matching key=value,... (factors, model, arm, seed); with seed=... the "
-                   "spec is checked on those seeds alone");
+  add_only(cmd, o, "check a pilot: only requests matching key=value,... (factors, model, arm, seed); with seed=... only "
+                   "those seeds' data is checked");
   cmd->add_option("--limit", o.limit, "at most N requests, the first in plan order");
   add_sample(cmd, o);
 }

@@ -225,10 +225,11 @@ Audit open_selected_audit(const AuditOptions& options, bool check_selected) {
   Audit audit = adopt_compilation(options, compile(options.spec, check));
   if (!audit.ok()) return audit;
   Diagnostics& diags = audit.compilation->diags;
-  // Without `--only seed=` the plan is the whole audit's, and what it cannot feed is an error.
-  // With it, the plan holds the pilot's seeds alone: warnings, as for any selection.
+  // The plan is the whole audit's, and what it cannot feed is an error; or, when `--only
+  // seed=` left out the seeds without data, it holds the pilot's seeds alone: warnings, as for
+  // any selection.
   Diagnostics found;
-  if (check.seeds) {
+  if (check.seeds && audit.spec().seeds.size() <= check.seeds->size()) {  // a pilot's seeds alone
     const std::size_t n = audit.spec().seeds.size();
     PlanSelection seeds{std::nullopt, fmt::format("the requests of the {} seed{} selected by {}", n, n == 1 ? "" : "s",
                                                   check.seeds_said)};

@@ -42,8 +42,9 @@ struct Selection {
 Outcome select_requests(const Audit& audit, Selection& selection);
 
 /// open_audit for a command that selects requests (check, plan, run, status): with `--only
-/// seed=...` the spec is checked and planned on those seeds alone (a pilot, whose data may
-/// cover no other seed), its analyses checked on that plan (errors), and, with
+/// seed=...` only those seeds' data is checked and the seeds without data are not planned (a
+/// pilot, whose data may cover no other seed); the analyses are checked on the plan (errors,
+/// or warnings when the plan is a pilot's), and, with
 /// `check_selected`, on the selected requests too: what only the selection cannot feed is a
 /// warning, as the pilot runs without that result. A selection that does not parse is left
 /// for select_requests to report.

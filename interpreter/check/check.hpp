@@ -20,9 +20,9 @@ struct CheckOptions {
   bool offline = false;
   /// --answers K: answers per prompt, model and arm, in place of the header's `answers`.
   std::optional<int> answers;
-  /// `--only seed=a,b,c`: the seeds a pilot runs on. The spec is checked and planned on those
-  /// alone, so a variant whose data covers only them passes, and a selected seed without its
-  /// data is an error. `seeds_said` names the selection in messages ("--only seed=1,2").
+  /// `--only seed=a,b,c`: the seeds a pilot runs on. Only their data is checked, so a variant
+  /// whose data covers only them passes; a selected seed without its data is an error, and the
+  /// other seeds without data are left out of the plan. `seeds_said` names the selection.
   std::optional<std::set<std::string>> seeds;
   std::string seeds_said;
   /// A command that selects requests (--only, --sample, --limit) checks the analyses on the

@@ -45,6 +45,8 @@ struct SeedCoverage {
     std::set<std::string> missing;  ///< seeds with none of the source's data
   };
   std::vector<Gap> gaps;
+  /// Seeds the selection leaves out that lack data: they cannot be planned, so they are dropped.
+  std::set<std::string> left_out;
   bool checks(const std::string& seed) const { return !selected || selected->count(seed) > 0; }
   bool lacks(const std::string& seed) const {
     return std::any_of(gaps.begin(), gaps.end(), [&](const Gap& g) { return g.missing.count(seed) > 0; });

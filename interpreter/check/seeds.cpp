@@ -126,8 +126,11 @@ bool join_tables(const Spec& spec, DataTable& table, const std::string& id_colum
       auto id = row.fields.find(id_column);
       if (id == row.fields.end()) continue;  // reported when the seed is read
       seeds.insert(json_text(*id));
-      if (!coverage.checks(json_text(*id))) continue;  // a pilot's unselected seed needs no row
       auto hit = by_id.find(json_text(*id));
+      if (!coverage.checks(json_text(*id)) && hit == by_id.end()) {  // a pilot's unselected seed needs no row
+        coverage.left_out.insert(json_text(*id));
+        continue;
+      }
       if (hit == by_id.end()) {
         missing.push_back(&row);
         continue;
@@ -350,9 +353,10 @@ void report_pilot(const Spec& spec, const SeedCoverage& coverage, Diagnostics& d
                            coverage.gaps[i].range.begin.column));
 }
 
-// `--only seed=...`: each selected seed exists, and the spec keeps only those (with their
-// checklists), so the plan holds no request for another seed.
-void keep_selected(Spec& spec, const CheckOptions& options, const ast::Decl* seeds_decl, Diagnostics& diags) {
+// `--only seed=...`: each selected seed exists, and the seeds it leaves out that lack data
+// (with their checklists) are dropped, so the plan holds no request that lacks a text.
+void keep_selected(Spec& spec, const CheckOptions& options, const SeedCoverage& coverage, const ast::Decl* seeds_decl,
+                   Diagnostics& diags) {
   if (!options.seeds || spec.seeds_unread) return;
   std::vector<std::string> ids;
   for (const auto& seed : spec.seeds) ids.push_back(seed.id);
@@ -363,8 +367,8 @@ void keep_selected(Spec& spec, const CheckOptions& options, const ast::Decl* see
       if (seeds_decl) diags.error(seeds_decl->range, message);
       else diags.error_at(options.seeds_said, message);
     }
-  std::erase_if(spec.seeds, [&](const Seed& seed) { return !options.seeds->count(seed.id); });
-  std::erase_if(spec.checklists, [&](const auto& entry) { return !options.seeds->count(entry.first); });
+  std::erase_if(spec.seeds, [&](const Seed& seed) { return coverage.left_out.count(seed.id) > 0; });
+  std::erase_if(spec.checklists, [&](const auto& entry) { return coverage.left_out.count(entry.first) > 0; });
 }
 
 }  // namespace
@@ -374,7 +378,7 @@ void bind_seeds(Spec& spec, const std::vector<const ast::Decl*>& decls, const Ch
   const ast::SeedsDecl* seeds = nullptr;
   const ast::Decl* seeds_decl = nullptr;
   const ast::ChecklistsDecl* checklists = nullptr;
-  SeedCoverage coverage{options.seeds, {}};
+  SeedCoverage coverage{options.seeds, {}, {}};
   for (const auto* d : decls) {
     if (const auto* s = std::get_if<ast::SeedsDecl>(&d->node)) {
       if (seeds) diags.error(d->range, "the spec has a second 'seeds' declaration");
@@ -392,7 +396,7 @@ void bind_seeds(Spec& spec, const std::vector<const ast::Decl*>& decls, const Ch
   if (checklists) bind_checklists(spec, *checklists, sources, diags);
   bind_variants(spec, decls, coverage, sources, diags);
   report_pilot(spec, coverage, diags);
-  keep_selected(spec, options, seeds_decl, diags);
+  keep_selected(spec, options, coverage, seeds_decl, diags);
 }
 
 }  // namespace mirac

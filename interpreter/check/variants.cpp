@@ -355,17 +355,19 @@ void check_texts_complete(const Spec& spec, const Variant& v, const ast::Variant
   const auto cells = cells_of(spec, v.by);
   std::vector<std::pair<std::string, std::string>> gaps;  // (seed, cell)
   // A pilot's seeds have every text; the others lack the same cells (a new language's).
-  std::map<std::string, std::set<std::string>> lacking;  // seed -> its cells without a text
+  std::map<std::string, std::vector<std::string>> lacking;  // seed -> its cells without a text, in order
   std::size_t complete = 0;
   for (const auto& seed : spec.seeds) {
-    if (!coverage.checks(seed.id)) continue;  // a pilot's unselected seed needs no text
-    std::set<std::string> missing;
+    std::vector<std::string> missing;
     for (const auto& cell : cells) {
       std::string key = cell_key(spec, v.by, cell);
-      if (v.texts.count({seed.id, key})) continue;
-      missing.insert(key);
-      gaps.emplace_back(seed.id, key);
+      if (!v.texts.count({seed.id, key})) missing.push_back(key);
     }
+    if (!coverage.checks(seed.id)) {  // a pilot's unselected seed needs no text
+      if (!missing.empty()) coverage.left_out.insert(seed.id);
+      continue;
+    }
+    for (const auto& key : missing) gaps.emplace_back(seed.id, key);
     if (missing.empty()) ++complete;
     else lacking.emplace(seed.id, std::move(missing));
   }
