@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -82,5 +83,17 @@ struct ModelCall {
   /// rather than the text again (AnswerRecord::quotes).
   std::string quotes;
 };
+
+/// Calls held elsewhere (a plan's requests), by address: the runtime reads them where they
+/// are, instead of a copy of every call for the whole send phase.
+using CallRefs = std::vector<const ModelCall*>;
+
+/// The addresses of `calls`' elements.
+inline CallRefs call_refs(const std::vector<ModelCall>& calls) {
+  CallRefs out;
+  out.reserve(calls.size());
+  for (const ModelCall& c : calls) out.push_back(&c);
+  return out;
+}
 
 }  // namespace mirac

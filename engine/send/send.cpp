@@ -129,9 +129,9 @@ Outcome check_ready_to_send(const Audit& audit, const Selection& selection, bool
 
 RunSummary send_answers(const Audit& audit, Store& store, const Selection& selection, const std::atomic<bool>& cancel,
                         const RunHooks& hooks) {
-  std::vector<ModelCall> calls;
+  CallRefs calls;  // the plan's own calls, not a copy of each for the whole phase
   calls.reserve(selection.rows.size());
-  for (std::size_t row : selection.rows) calls.push_back(audit.plan().requests[row].call);
+  for (std::size_t row : selection.rows) calls.push_back(&audit.plan().requests[row].call);
   SchedulerOptions options = scheduler_options(audit.spec(), audit.options);
   // A spec that declares its truth gets answers that claim nothing: its scores come from
   // the declaration (the judge phase), not from anything in the text.

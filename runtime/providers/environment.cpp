@@ -51,11 +51,12 @@ std::string effective_base_url(const ModelCall& call, const Environment& env) {
   return call.base_url;
 }
 
-std::vector<MissingKey> missing_keys(const std::vector<ModelCall>& calls, const Environment& env,
+std::vector<MissingKey> missing_keys(const CallRefs& calls, const Environment& env,
                                      const std::function<bool(const ModelCall&)>& include) {
   std::map<std::string, MissingKey> by_var;
   std::map<std::string, bool> present;  // look each variable up once
-  for (const auto& c : calls) {
+  for (const ModelCall* call : calls) {
+    const ModelCall& c = *call;
     if (c.key_env.empty() || (include && !include(c))) continue;
     auto [it, fresh] = present.try_emplace(c.key_env, false);
     if (fresh) it->second = env.get(c.key_env).has_value();

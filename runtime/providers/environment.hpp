@@ -55,8 +55,12 @@ struct MissingKey {
 /// Every key_env the calls need that is unset, all at once, so a user fixes them in one go
 /// before anything is sent. Sorted by variable name. `include`, when given, selects the
 /// calls to consider (e.g. those not yet answered).
-std::vector<MissingKey> missing_keys(const std::vector<ModelCall>& calls, const Environment& env,
+std::vector<MissingKey> missing_keys(const CallRefs& calls, const Environment& env,
                                      const std::function<bool(const ModelCall&)>& include = {});
+inline std::vector<MissingKey> missing_keys(const std::vector<ModelCall>& calls, const Environment& env,
+                                            const std::function<bool(const ModelCall&)>& include = {}) {
+  return missing_keys(call_refs(calls), env, include);
+}
 
 /// `key_env` as a message may show it: a key pasted there by mistake is named, not printed.
 std::string shown_key_env(const std::string& key_env);

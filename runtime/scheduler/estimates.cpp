@@ -17,21 +17,20 @@ std::pair<double, double> estimate_tokens(const ModelCall& call, long long defau
   return {in, out};
 }
 
-std::vector<std::string> unpriced_models(const std::vector<ModelCall>& calls,
-                                         const std::map<std::string, ModelPrice>& prices,
+std::vector<std::string> unpriced_models(const CallRefs& calls, const std::map<std::string, ModelPrice>& prices,
                                          const std::function<bool(const ModelCall&)>& include) {
   std::set<std::string> out;
-  for (const auto& c : calls)
-    if (!c.key_env.empty() && !prices.count(c.model) && (!include || include(c))) out.insert(c.model);
+  for (const ModelCall* call : calls)
+    if (const ModelCall& c = *call; !c.key_env.empty() && !prices.count(c.model) && (!include || include(c))) out.insert(c.model);
   return {out.begin(), out.end()};
 }
 
-std::string unpriced_message(const std::string& need, const std::vector<ModelCall>& calls,
+std::string unpriced_message(const std::string& need, const CallRefs& calls,
                              const std::map<std::string, ModelPrice>& prices,
                              const std::function<bool(const ModelCall&)>& include) {
   std::map<std::string, std::set<std::string>> by_provider;  // provider -> unpriced model strings
-  for (const auto& c : calls)
-    if (!c.key_env.empty() && !prices.count(c.model) && (!include || include(c))) by_provider[c.provider].insert(c.model);
+  for (const ModelCall* call : calls)
+    if (const ModelCall& c = *call; !c.key_env.empty() && !prices.count(c.model) && (!include || include(c))) by_provider[c.provider].insert(c.model);
   if (by_provider.empty()) return "";
   std::string models, declarations;
   for (const auto& [provider, strings] : by_provider) {

@@ -57,7 +57,7 @@ struct ProviderState {
 
 class Run {
  public:
-  Run(const std::vector<ModelCall>& calls, Store& store, HttpClient& http,
+  Run(const CallRefs& calls, Store& store, HttpClient& http,
       const SchedulerOptions& options, SchedulerContext& ctx)
       : calls_(calls), store_(store), http_(http), opt_(options), ctx_(ctx) {}
 
@@ -89,7 +89,7 @@ class Run {
   // The store's writes, with every field that came from a server redacted first.
   bool record_attempt(AttemptRecord a);
 
-  const std::vector<ModelCall>& calls_;
+  const CallRefs& calls_;  ///< the caller's, alive for the run
   Store& store_;
   HttpClient& http_;
   const SchedulerOptions& opt_;

@@ -26,6 +26,11 @@ RunSummary run_plan(const std::vector<ModelCall>& calls, const std::filesystem::
 
 RunSummary run_plan(const std::vector<ModelCall>& calls, Store& store, const SchedulerOptions& options,
                     const std::atomic<bool>& cancel, const RunHooks& hooks, std::uint64_t jitter_seed) {
+  return run_plan(call_refs(calls), store, options, cancel, hooks, jitter_seed);
+}
+
+RunSummary run_plan(const CallRefs& calls, Store& store, const SchedulerOptions& options,
+                    const std::atomic<bool>& cancel, const RunHooks& hooks, std::uint64_t jitter_seed) {
   ProcessEnvironment process_environment;
   const Environment& env = options.environment ? *options.environment : process_environment;
   std::optional<CurlMultiClient> curl_client;  // only when the caller brought no transport

@@ -32,6 +32,9 @@ RunSummary run_plan(const std::vector<ModelCall>& calls, const std::filesystem::
 /// run lock) from its first request to its last write, across every phase.
 RunSummary run_plan(const std::vector<ModelCall>& calls, Store& store, const SchedulerOptions& options,
                     const std::atomic<bool>& cancel, const RunHooks& hooks = {}, std::uint64_t jitter_seed = 0);
+/// The same on calls held elsewhere (a plan's requests), which must outlive the call.
+RunSummary run_plan(const CallRefs& calls, Store& store, const SchedulerOptions& options,
+                    const std::atomic<bool>& cancel, const RunHooks& hooks = {}, std::uint64_t jitter_seed = 0);
 
 /// "1234/4320 answered (28.6%) | 12.3/s | ETA 4m10s | $1.23 | 2 failed | errors: rate_limited 3"
 std::string format_progress(const Progress& p);

@@ -93,7 +93,8 @@ bool Run::prepare() {
   std::unordered_set<std::string> seen;
   std::unordered_map<std::string, std::size_t> provider_index;
   items_.reserve(calls_.size());
-  for (const auto& call : calls_) {
+  for (const ModelCall* next : calls_) {
+    const ModelCall& call = *next;
     if (!seen.insert(call.hash).second) continue;  // same request twice in the plan: send once
     ++sum_.total;
     if (done.count(call.hash)) {
@@ -427,10 +428,15 @@ RunSummary Run::go() {
 
 }  // namespace scheduling
 
-RunSummary execute(const std::vector<ModelCall>& calls, Store& store, HttpClient& http,
-                   const SchedulerOptions& options, SchedulerContext& ctx) {
+RunSummary execute(const CallRefs& calls, Store& store, HttpClient& http, const SchedulerOptions& options,
+                   SchedulerContext& ctx) {
   scheduling::Run run(calls, store, http, options, ctx);
   return run.go();
+}
+
+RunSummary execute(const std::vector<ModelCall>& calls, Store& store, HttpClient& http,
+                   const SchedulerOptions& options, SchedulerContext& ctx) {
+  return execute(call_refs(calls), store, http, options, ctx);
 }
 
 }  // namespace mirac

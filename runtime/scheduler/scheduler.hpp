@@ -131,6 +131,8 @@ struct SchedulerContext {
 
 /// Sends `calls`, skipping those already answered in `store`. Returns when everything is
 /// answered or failed, or a provider/budget/cancellation stops the rest.
+RunSummary execute(const CallRefs& calls, Store& store, HttpClient& http, const SchedulerOptions& options,
+                   SchedulerContext& ctx);
 RunSummary execute(const std::vector<ModelCall>& calls, Store& store, HttpClient& http,
                    const SchedulerOptions& options, SchedulerContext& ctx);
 
@@ -139,15 +141,24 @@ RunSummary execute(const std::vector<ModelCall>& calls, Store& store, HttpClient
 std::pair<double, double> estimate_tokens(const ModelCall& call, long long default_max_output);
 
 /// Models of paid calls (with a key_env) that have no price in `prices`.
-std::vector<std::string> unpriced_models(const std::vector<ModelCall>& calls,
-                                         const std::map<std::string, ModelPrice>& prices,
+std::vector<std::string> unpriced_models(const CallRefs& calls, const std::map<std::string, ModelPrice>& prices,
                                          const std::function<bool(const ModelCall&)>& include = {});
+inline std::vector<std::string> unpriced_models(const std::vector<ModelCall>& calls,
+                                                const std::map<std::string, ModelPrice>& prices,
+                                                const std::function<bool(const ModelCall&)>& include = {}) {
+  return unpriced_models(call_refs(calls), prices, include);
+}
 
 /// Why a budget cannot be kept, or "" when every paid call in `calls` has a price: `need`
 /// ("a budget needs a price for every model"), the unpriced model strings, a `prices`
 /// declaration to fill in and copy into the spec for each provider, "Nothing was sent."
-std::string unpriced_message(const std::string& need, const std::vector<ModelCall>& calls,
+std::string unpriced_message(const std::string& need, const CallRefs& calls,
                              const std::map<std::string, ModelPrice>& prices,
                              const std::function<bool(const ModelCall&)>& include = {});
+inline std::string unpriced_message(const std::string& need, const std::vector<ModelCall>& calls,
+                                    const std::map<std::string, ModelPrice>& prices,
+                                    const std::function<bool(const ModelCall&)>& include = {}) {
+  return unpriced_message(need, call_refs(calls), prices, include);
+}
 
 }  // namespace mirac
