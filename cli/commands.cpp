@@ -65,6 +65,19 @@ void add_answers(CLI::App* cmd, AuditOptions& o) {
 
 void add_only(CLI::App* cmd, AuditOptions& o, const std::string& help) { cmd->add_option("--only", o.only, help); }
 
+void add_selection(CLI::App* cmd, AuditOptions& o) {
+  add_only(cmd, o, "check a pilot: only requests matching key=value,... (factors, model, arm, seed); with seed=... only "
+                   "those seeds' data is checked");
+  cmd->add_option("--limit", o.limit, "at most N requests, the first in plan order");
+  add_sample(cmd, o);
+}
+
+int check_selection(const Audit& audit, std::ostream& err) {
+  if (!audit.ok() || selection_said(audit.options).empty()) return kOk;
+  Selection unused;
+  return finish(select_requests(audit, unused), err);
+}
+
 void add_sample(CLI::App* cmd, AuditOptions& o) {
   cmd->add_option("--sample", o.sample, "a pilot of N requests spread evenly over the strata of --stratify");
   cmd->add_option("--stratify", o.stratify,

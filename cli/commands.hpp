@@ -49,6 +49,11 @@ void add_answers(CLI::App* cmd, AuditOptions& o);
 void add_only(CLI::App* cmd, AuditOptions& o, const std::string& help);
 /// `--sample N`, `--stratify KEYS`, `--sample-seed S`: a balanced, seeded pilot.
 void add_sample(CLI::App* cmd, AuditOptions& o);
+/// --only, --limit and --sample as `mirac run` takes them, for check and plan: a pilot.
+void add_selection(CLI::App* cmd, AuditOptions& o);
+/// A selection (--only, --sample, --limit) that names nothing of the spec: a usage error
+/// printed, as in `mirac run`; else kOk.
+int check_selection(const Audit& audit, std::ostream& err);
 
 /// Prints the compile's diagnostics, and which store is read when that needs saying; the
 /// exit status the diagnostics imply (kOk or kSpecError).

@@ -16,27 +16,11 @@ namespace mirac::cli {
 
 namespace {
 
-// --only, --limit and --sample as `mirac run` takes them: check or plan a pilot.
-void add_selection(CLI::App* cmd, AuditOptions& o) {
-  add_only(cmd, o, "check a pilot: only requests matching key=value,... (factors, model, arm, seed); with seed=... only "
-                   "those seeds' data is checked");
-  cmd->add_option("--limit", o.limit, "at most N requests, the first in plan order");
-  add_sample(cmd, o);
-}
-
 struct CompileOptions {
   AuditOptions audit;
   std::string show, output, format = "text", fmt_show;
   bool json = false, in_place = false, check_only = false;
 };
-
-// A selection (--only, --sample, --limit) that names nothing of the spec: a usage error, as in
-// `mirac run`.
-int check_selection(const Audit& audit, std::ostream& err) {
-  if (!audit.ok() || selection_said(audit.options).empty()) return kOk;
-  Selection unused;
-  return finish(select_requests(audit, unused), err);
-}
 
 int check_spec(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   Audit audit = open_selected_audit(o.audit);

@@ -38,8 +38,9 @@ std::map<std::string, std::vector<std::string>> allowed() {
     a[leaf] = {};
   // The report's pages and CSV files put untrusted text through runtime/text's escapers.
   a["runtime/report/"] = {"runtime/text/"};
-  // A batch in the store keeps its requests as the calls they are (batch_store.hpp).
-  a["runtime/store/"] = {"runtime/json/", "runtime/model_call.hpp"};
+  // A batch in the store keeps its requests as the calls they are (batch_store.hpp); the
+  // store's fingerprint digests its annotations (fingerprint.hpp).
+  a["runtime/store/"] = {"runtime/json/", "runtime/model_call.hpp", "runtime/hash/"};
   a["runtime/providers/"] = {"runtime/http/", "runtime/json/", "runtime/model_call.hpp"};
   a["runtime/offline/"] = {"runtime/http/", "runtime/judge/", "runtime/model_call.hpp"};
   a["runtime/scheduler/"] = {"runtime/http/", "runtime/providers/", "runtime/store/", "runtime/offline/",
