@@ -83,7 +83,7 @@ Outcome run_audit(Audit& audit, const std::atomic<bool>& cancel, AuditEvents& ev
     complete = complete && checked.complete();
   }
   if (!audit.spec().judges.empty()) {  // analyze and report
-    Outcome analyzed = analyze_and_report(audit, events, /*reuse=*/true);
+    Outcome analyzed = analyze_and_report(audit, events, events.reuses_results());
     if (!analyzed.ok()) return {analyzed.code == kSpecError ? kSpecError : kRunError, analyzed.message};
   }
   return complete ? Outcome{} : Outcome::fail(kRunError);

@@ -43,6 +43,9 @@ class AuditEvents {
   /// Instead of analyzed and reported, when a run's results were computed from exactly the
   /// inputs it has (freshness.hpp): what that analysis reported.
   virtual void up_to_date(const Audit&, const RecordedAnalysis&) {}
+  /// Whether a run may report such results instead of analysing again. A caller that needs
+  /// the analysis itself in memory (the embedding API's RunResult) says no.
+  virtual bool reuses_results() const { return true; }
 };
 
 /// `mirac run`: compile, plan, send, judge, analyze, report, stopping at the first step that

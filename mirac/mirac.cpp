@@ -31,6 +31,8 @@ class Recorder final : public AuditEvents {
     result_.results_json = analysis.out_dir / "results.json";
     caller_.reported(audit, analysis);
   }
+  // RunResult carries the analysis itself: always compute it.
+  bool reuses_results() const override { return false; }
 
  private:
   AuditEvents& caller_;

@@ -9,6 +9,7 @@
 
 #include "interpreter/check/keyed_texts.hpp"
 #include "interpreter/check/check.hpp"
+#include "interpreter/check/factor_lookup.hpp"
 
 namespace mirac {
 
@@ -34,11 +35,8 @@ std::string cell_name(const Spec& spec, const std::vector<int>& by, std::size_t 
 bool resolve_by(const Spec& spec, const ast::TextDecl& t, std::vector<int>& by, Diagnostics& diags) {
   bool ok = true;
   for (const auto& id : t.by) {
-    int f = spec.factor_index(id.name);
+    const int f = factor_or_report(spec, id, diags);
     if (f < 0) {
-      std::vector<std::string> names;
-      for (const auto& fac : spec.factors) names.push_back(fac.name);
-      diags.error(id.range, with_suggestion(fmt::format("unknown factor '{}'", id.name), id.name, names));
       ok = false;
     } else if (std::find(by.begin(), by.end(), f) != by.end()) {
       diags.error(id.range, fmt::format("factor '{}' is named twice in the 'by' of text '{}'", id.name, t.factor.name));

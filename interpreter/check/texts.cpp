@@ -8,6 +8,7 @@
 #include "interpreter/eval/cell_scope.hpp"
 #include "interpreter/eval/placeholder_range.hpp"
 #include "interpreter/check/context.hpp"
+#include "interpreter/check/factor_lookup.hpp"
 #include "interpreter/check/keyed_texts.hpp"
 
 namespace mirac {
@@ -156,13 +157,8 @@ void bind_texts(Spec& spec, const std::vector<const ast::Decl*>& decls, SourceMa
       bind_keyed_text(spec, *t, diags);
       continue;
     }
-    int f = spec.factor_index(t->factor.name);
-    if (f < 0) {
-      std::vector<std::string> names;
-      for (const auto& fac : spec.factors) names.push_back(fac.name);
-      diags.error(t->factor.range, with_suggestion(fmt::format("unknown factor '{}'", t->factor.name), t->factor.name, names));
-      continue;
-    }
+    const int f = factor_or_report(spec, t->factor, diags);
+    if (f < 0) continue;
     if (spec.text_for(f)) {
       diags.error(t->factor.range, fmt::format("factor '{}' already has texts", t->factor.name));
       continue;

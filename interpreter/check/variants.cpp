@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "interpreter/check/context.hpp"
+#include "interpreter/check/factor_lookup.hpp"
 #include "interpreter/eval/cell_scope.hpp"
 #include "interpreter/eval/placeholder_range.hpp"
 
@@ -153,11 +154,8 @@ bool start_variant(const Spec& spec, const ast::VariantDecl& vd, Variant& v, int
   }
   bool ok = true;
   for (const auto& id : vd.by) {
-    int f = spec.factor_index(id.name);
+    const int f = factor_or_report(spec, id, diags);
     if (f < 0) {
-      std::vector<std::string> names;
-      for (const auto& fac : spec.factors) names.push_back(fac.name);
-      diags.error(id.range, with_suggestion(fmt::format("unknown factor '{}'", id.name), id.name, names));
       ok = false;
     } else {
       v.by.push_back(f);
