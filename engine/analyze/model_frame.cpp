@@ -7,22 +7,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "interpreter/scores/row_variables.hpp"
+
 namespace mirac::analyze {
-
-namespace {
-
-// Declared level order of a variable (factor, model, arm), or empty for seed fields.
-std::vector<std::string> declared_levels(const Spec& spec, const std::string& v) {
-  std::vector<std::string> out;
-  if (int f = spec.factor_index(v); f >= 0) return spec.factors[f].level_names();
-  if (v == "model")
-    for (const auto& m : spec.models) out.push_back(m.name);
-  if (v == "arm")
-    for (const auto& a : spec.arms) out.push_back(a.name);
-  return out;
-}
-
-}  // namespace
 
 std::string formula_text(const ast::Formula& f) {
   std::string s = f.response.name + " ~ ";

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -97,13 +96,23 @@ std::optional<std::string> read_regular_file(const std::filesystem::path& path, 
     why = "permission denied or unreadable";
     return std::nullopt;
   }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
+  // Read straight into a string of the file's size (a stringstream would grow and copy a
+  // 4 MB prompt file several times); then whatever a writer appended meanwhile.
+  std::string bytes;
+  const auto size = std::filesystem::file_size(path, ec);
+  bytes.resize(ec ? 0 : static_cast<std::size_t>(size));
+  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  bytes.resize(static_cast<std::size_t>(in.gcount()));
+  char more[1 << 14];
+  while (in) {
+    in.read(more, sizeof more);
+    bytes.append(more, static_cast<std::size_t>(in.gcount()));
+  }
   if (in.bad()) {
     why = "read error";
     return std::nullopt;
   }
-  return std::move(buffer).str();
+  return bytes;
 }
 
 std::size_t invalid_utf8_at(std::string_view text) {

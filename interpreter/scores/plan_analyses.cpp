@@ -10,11 +10,13 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "interpreter/scores/row_scope.hpp"
+#include "interpreter/scores/plan_rows.hpp"
 #include "interpreter/scores/row_variables.hpp"
 #include "runtime/stats/design.hpp"
 
@@ -22,38 +24,7 @@ namespace mirac {
 
 namespace {
 
-using analyze::ScoreRow;
-using analyze::ScoreTable;
-
-// A `where` read on a planned request: a score (or anything else the plan cannot know)
-// makes it unknowable before the run.
-struct ReadsScores {};
-
-class PlanScope : public Scope {
- public:
-  PlanScope(const Spec& spec, const ScoreTable& table, const ScoreRow& row, const std::set<std::string>& scores)
-      : row_(spec, table, row), scores_(scores) {}
-  std::optional<Value> name(const std::string& name) const override {
-    if (scores_.count(name)) throw ReadsScores{};
-    return row_.name(name);
-  }
-  std::optional<Value> field(const Value& base, const std::string& field) const override { return row_.field(base, field); }
-
- private:
-  analyze::RowScope row_;
-  const std::set<std::string>& scores_;
-};
-
-// Declared level order of a variable (factor, model, arm); empty for the others.
-std::vector<std::string> declared_levels(const Spec& spec, const std::string& v) {
-  std::vector<std::string> out;
-  if (int f = spec.factor_index(v); f >= 0) return spec.factors[f].level_names();
-  if (v == "model")
-    for (const auto& m : spec.models) out.push_back(m.name);
-  if (v == "arm")
-    for (const auto& a : spec.arms) out.push_back(a.name);
-  return out;
-}
+using analyze::declared_levels;
 
 // What a variable is, for messages: "factor 'language'", "model", "seed field 'category'".
 std::string what_is(const Spec& spec, const std::string& v) {
@@ -63,18 +34,6 @@ std::string what_is(const Spec& spec, const std::string& v) {
   for (const auto& info : spec.seed_fields)
     if (info.name == v) return fmt::format("seed field '{}'", v);
   return fmt::format("'{}'", v);
-}
-
-// The values of `v` over `rows`, declared ones in declared order, then the others sorted.
-std::vector<std::string> present_levels(const Spec& spec, const std::vector<ScoreRow>& all,
-                                        const std::vector<std::size_t>& rows, const std::string& v) {
-  std::set<std::string> seen;
-  for (std::size_t i : rows) seen.insert(analyze::variable_value(spec, all[i], v));
-  std::vector<std::string> out;
-  for (const auto& l : declared_levels(spec, v))
-    if (seen.erase(l)) out.push_back(l);
-  out.insert(out.end(), seen.begin(), seen.end());
-  return out;
 }
 
 std::string name_of(const ast::Expr& e) {
@@ -114,19 +73,9 @@ std::string levels_text(const std::vector<std::string>& levels) {
 class PlanAnalyses {
  public:
   PlanAnalyses(const Spec& spec, const Plan& plan, const PlanSelection* selection, Diagnostics& diags)
-      : spec_(spec), diags_(diags), selected_(selection != nullptr) {
-    auto add = [&](const RequestRow& r) {
-      ScoreRow row = analyze::score_row_of(spec, plan, r);
-      if (row.seed >= 0) rows_.push_back(std::move(row));
-    };
+      : spec_(spec), diags_(diags), selected_(selection != nullptr),
+        rows_(spec, plan, selection && selection->rows ? &*selection->rows : nullptr) {
     if (selection) planned_ = selection->planned;
-    if (selection && selection->rows) {
-      rows_.reserve(selection->rows->size());
-      for (std::size_t i : *selection->rows) add(plan.requests[i]);
-    } else {
-      rows_.reserve(plan.requests.size());
-      for (const auto& r : plan.requests) add(r);
-    }
     for (const auto& rubric : spec.rubrics)
       for (const auto& d : rubric.dims) scores_.insert(d.name.name);
   }
@@ -152,29 +101,23 @@ class PlanAnalyses {
     for (const auto& o : a.options)
       if (o.key.name == "where")
         for (const auto& v : o.values) conditions.push_back(&v.value);
-    std::vector<std::size_t> out;
-    ScoreTable table;
-    for (std::size_t i = 0; i < rows_.size(); ++i) {
-      bool keep = true;
-      for (const ast::Expr* c : conditions) {
-        try {
-          keep = truthy(evaluate(*c, PlanScope(spec_, table, rows_[i], scores_)));
-        } catch (const ReadsScores&) {
-          return std::nullopt;
-        } catch (const EvalError&) {
-          return std::nullopt;
-        }
-        if (!keep) break;
-      }
-      if (keep) out.push_back(i);
-    }
-    return out;
+    return rows_.kept(conditions, scores_);
   }
 
   std::vector<std::size_t> all_rows() const {
     std::vector<std::size_t> all(rows_.size());
     for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
     return all;
+  }
+
+  std::vector<std::string> present_levels(const std::vector<std::size_t>& rows, const std::string& v) {
+    return rows_.present_levels(rows, v);
+  }
+
+  std::vector<const PlanColumn*> columns(const std::vector<std::string>& variables) {
+    std::vector<const PlanColumn*> out;
+    for (const auto& v : variables) out.push_back(&rows_.column(v));
+    return out;
   }
 
   bool has_where(const ast::AnalysisDecl& a) const { return find_option(a, "where") != nullptr; }
@@ -186,8 +129,8 @@ class PlanAnalyses {
   }
 
   // Why `v` has so few levels, and what to do, in the user's terms.
-  std::pair<std::string, std::string> why_few(const ast::AnalysisDecl& a, const std::string& v) const {
-    const std::size_t planned = present_levels(spec_, rows_, all_rows(), v).size();
+  std::pair<std::string, std::string> why_few(const ast::AnalysisDecl& a, const std::string& v) {
+    const std::size_t planned = present_levels(all_rows(), v).size();
     if (has_where(a) && planned >= 2) return {"", "drop the term or widen the 'where'"};
     // A pilot's selection that keeps one level of what the spec varies: the selection is narrow.
     if (selected_ && (declared_levels(spec_, v).empty() || (declared_levels(spec_, v).size() >= 2 && crossed(v))))
@@ -222,7 +165,7 @@ class PlanAnalyses {
     bool ok = true;
     std::map<std::string, stats::LevelSpec> levels;
     for (const auto& [v, range] : variables) {
-      std::vector<std::string> present = present_levels(spec_, rows_, rows, v);
+      std::vector<std::string> present = present_levels(rows, v);
       if (present.size() < 2) {
         auto [why, fix] = why_few(a, v);
         diags_.error(range, fmt::format("{}: {} has {} in {}{}{}; an effect of {} needs two levels: {}",
@@ -239,7 +182,7 @@ class PlanAnalyses {
         const std::string& v = val.label->name;
         const std::string level = name_of(val.value);
         if (std::none_of(variables.begin(), variables.end(), [&](const auto& p) { return p.first == v; })) continue;
-        std::vector<std::string> present = present_levels(spec_, rows_, rows, v);
+        std::vector<std::string> present = present_levels(rows, v);
         if (std::find(present.begin(), present.end(), level) != present.end()) {
           levels[v].reference = level;
           continue;
@@ -266,7 +209,7 @@ class PlanAnalyses {
     for (const auto& t : a.formula->terms) {
       if (!t.group) continue;
       const std::string& g = t.group->name;
-      std::vector<std::string> present = present_levels(spec_, rows_, rows, g);
+      std::vector<std::string> present = present_levels(rows, g);
       if (present.size() >= 2) continue;
       diags_.error(t.range, fmt::format("{}: the random intercept (1 | {}) has {} group{} in {}{}{}, and its variance "
                                         "needs two: drop the term{}",
@@ -288,7 +231,7 @@ class PlanAnalyses {
     for (const auto& v : option_variables(a, "by")) {
       const std::vector<std::string> declared = declared_levels(spec_, v);
       if (declared.size() < 2) continue;
-      const std::vector<std::string> present = present_levels(spec_, rows_, rows, v);
+      const std::vector<std::string> present = present_levels(rows, v);
       std::vector<std::string> absent;
       for (const auto& l : declared)
         if (std::find(present.begin(), present.end(), l) == present.end()) absent.push_back(l);
@@ -318,6 +261,25 @@ class PlanAnalyses {
     return a.formula->range;
   }
 
+  // The distinct combinations of the variables' values over `rows`.
+  std::set<std::vector<std::string>> distinct_cells(const std::vector<std::size_t>& rows,
+                                                    const std::vector<std::string>& variables) {
+    const std::vector<const PlanColumn*> cols = columns(variables);
+    std::unordered_set<CodeKey, CodeKeyHash> codes;
+    CodeKey key;
+    for (std::size_t i : rows) {
+      PlanRows::key_of(cols, i, key);
+      codes.insert(key);
+    }
+    std::set<std::vector<std::string>> out;
+    for (const auto& cell : codes) {
+      std::vector<std::string> values;
+      for (std::size_t k = 0; k < cols.size(); ++k) values.push_back(cols[k]->values[cell[k]]);
+      out.insert(std::move(values));
+    }
+    return out;
+  }
+
   // An interaction's effects need every combination of its variables' levels: the first
   // interaction with a combination no planned request has (lower degrees first).
   bool cells(const ast::AnalysisDecl& a, const std::string& head, const std::vector<std::size_t>& rows,
@@ -325,13 +287,8 @@ class PlanAnalyses {
     for (const auto& term : terms) {
       if (term.size() < 2) continue;
       std::vector<std::vector<std::string>> levels;
-      for (const auto& v : term) levels.push_back(present_levels(spec_, rows_, rows, v));
-      std::set<std::vector<std::string>> seen;
-      for (std::size_t i : rows) {
-        std::vector<std::string> cell;
-        for (const auto& v : term) cell.push_back(analyze::variable_value(spec_, rows_[i], v));
-        seen.insert(std::move(cell));
-      }
+      for (const auto& v : term) levels.push_back(present_levels(rows, v));
+      const std::set<std::vector<std::string>> seen = distinct_cells(rows, term);
       std::size_t expected = 1;
       for (const auto& l : levels) expected *= l.size();
       if (seen.size() >= expected) continue;
@@ -374,12 +331,9 @@ class PlanAnalyses {
             const std::vector<std::pair<std::string, SourceRange>>& variables,
             const std::vector<stats::FixedTerm>& terms, const std::map<std::string, stats::LevelSpec>& levels) {
     if (variables.empty() || terms.empty()) return;
-    std::set<std::vector<std::string>> cells;
-    for (std::size_t i : rows) {
-      std::vector<std::string> cell;
-      for (const auto& [v, range] : variables) cell.push_back(analyze::variable_value(spec_, rows_[i], v));
-      cells.insert(std::move(cell));
-    }
+    std::vector<std::string> names;
+    for (const auto& [v, range] : variables) names.push_back(v);
+    const std::set<std::vector<std::string>> cells = distinct_cells(rows, names);
     stats::DataFrame frame;
     for (std::size_t k = 0; k < variables.size(); ++k) {
       stats::CategoricalColumn col{variables[k].first, {}};
@@ -442,25 +396,33 @@ class PlanAnalyses {
         if (std::find(matched_on.begin(), matched_on.end(), g) == matched_on.end()) matched_on.push_back(g);
       // Answers per side under each key, as the run matches them (pairs.cpp): a key with
       // exactly one answer on each side is a pair; one with more is left out.
-      std::map<std::vector<std::string>, std::array<std::size_t, 2>> counts;
+      const PlanColumn& compared = rows_.column(variable);
+      const auto code = [&](const std::string& level) {
+        auto it = compared.code_of.find(level);
+        return it == compared.code_of.end() ? std::uint64_t{1} << 32 : std::uint64_t{it->second};
+      };
+      const std::uint64_t treatment_code = code(treatment), control_code = code(control);
+      const std::vector<const PlanColumn*> cols = columns(matched_on);
+      std::unordered_map<CodeKey, std::array<std::size_t, 2>, CodeKeyHash> counts;
+      CodeKey key;
       for (std::size_t i : rows) {
-        const std::string value = analyze::variable_value(spec_, rows_[i], variable);
-        const int side = value == treatment ? 0 : value == control ? 1 : -1;
+        const std::uint64_t value = compared.codes[i];
+        const int side = value == treatment_code ? 0 : value == control_code ? 1 : -1;
         if (side < 0) continue;
-        std::vector<std::string> key;
-        for (const auto& k : matched_on) key.push_back(analyze::variable_value(spec_, rows_[i], k));
-        ++counts[std::move(key)][static_cast<std::size_t>(side)];
+        PlanRows::key_of(cols, i, key);
+        ++counts[key][static_cast<std::size_t>(side)];
       }
       bool present[2] = {false, false};
       std::size_t shared = 0, duplicated = 0;
-      std::map<std::vector<std::string>, std::size_t> pairs_per_group;  // by the `within`/`by` values
+      std::unordered_map<CodeKey, std::size_t, CodeKeyHash> pairs_per_group;  // by the `within`/`by` values
       std::vector<std::size_t> group_at;
       for (const auto& g : groups) group_at.push_back(std::find(matched_on.begin(), matched_on.end(), g) - matched_on.begin());
-      for (const auto& [key, n] : counts) {
+      CodeKey group;
+      for (const auto& [matched, n] : counts) {
         present[0] = present[0] || n[0] > 0;
         present[1] = present[1] || n[1] > 0;
-        std::vector<std::string> group;
-        for (std::size_t at : group_at) group.push_back(key[at]);
+        group.clear();
+        for (std::size_t at : group_at) group.push_back(matched[at]);
         std::size_t& pairs = pairs_per_group[group];
         if (n[0] > 0 && n[1] > 0) ++shared;
         if (n[0] > 1 || n[1] > 1) ++duplicated;
@@ -503,11 +465,12 @@ class PlanAnalyses {
   // A rank correlation over the `by` groups needs three of them on the audit's side.
   void spearman(const ast::AnalysisDecl& a, const std::vector<std::size_t>& rows) {
     std::vector<std::string> by = option_variables(a, "by");
-    std::set<std::vector<std::string>> groups;
+    const std::vector<const PlanColumn*> cols = columns(by);
+    std::unordered_set<CodeKey, CodeKeyHash> groups;
+    CodeKey key;
     for (std::size_t i : rows) {
-      std::vector<std::string> g;
-      for (const auto& v : by) g.push_back(analyze::variable_value(spec_, rows_[i], v));
-      groups.insert(std::move(g));
+      PlanRows::key_of(cols, i, key);
+      groups.insert(key);
       if (groups.size() >= 3) return;
     }
     const auto* o = find_option(a, "by");
@@ -525,7 +488,7 @@ class PlanAnalyses {
   Diagnostics& diags_;
   bool selected_ = false;
   std::string planned_ = "the planned requests";  // what the rows are, in messages
-  std::vector<ScoreRow> rows_;
+  PlanRows rows_;
   std::set<std::string> scores_;
 };
 

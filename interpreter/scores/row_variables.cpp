@@ -37,6 +37,16 @@ std::string variable_value(const Spec& spec, const ScoreRow& row, const std::str
   return std::string();
 }
 
+std::vector<std::string> declared_levels(const Spec& spec, const std::string& variable) {
+  if (int f = spec.factor_index(variable); f >= 0) return spec.factors[f].level_names();
+  std::vector<std::string> out;
+  if (variable == "model")
+    for (const auto& m : spec.models) out.push_back(m.name);
+  if (variable == "arm")
+    for (const auto& a : spec.arms) out.push_back(a.name);
+  return out;
+}
+
 std::vector<stats::FixedTerm> expand_terms(const ast::Formula& f) {
   std::vector<stats::FixedTerm> terms;
   auto add = [&](stats::FixedTerm t) {

@@ -18,6 +18,10 @@ namespace mirac::analyze {
 /// (from 1), `prompt` (the seed and every factor's level), or a seed field.
 std::string variable_value(const Spec& spec, const ScoreRow& row, const std::string& variable);
 
+/// The declared order of a variable's levels (a factor's, the models', the arms'); empty
+/// for the others, whose values the analyses sort.
+std::vector<std::string> declared_levels(const Spec& spec, const std::string& variable);
+
 /// The fixed terms of a formula: `a*b*c` is every non-empty subset of {a, b, c}, ordered by
 /// degree, then as written, which is R's and patsy's order.
 std::vector<stats::FixedTerm> expand_terms(const ast::Formula& f);
