@@ -2,6 +2,7 @@
 // plan (docs/cli.md).
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -138,14 +139,26 @@ int show_plan(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   Audit audit = open_selected_audit(o.audit);
   if (int code = check_selection(audit, err); code != kOk) return code;
   if (int code = print_compiled(audit, err); code != kOk) return code;
-  if (o.show == "plan") out << plan_dump(audit.spec(), audit.plan()).dump(2) << '\n';
-  else if (o.json) out << plan_summary(audit.spec(), audit.plan(), &audit.sources()).dump(2) << '\n';
-  else out << plan_summary_text(audit.spec(), audit.plan(), &audit.sources());
-  if (const std::string said = selection_said(o.audit); !said.empty() && o.show.empty() && !o.json) {
+  if (o.show == "plan") {
+    out << plan_dump(audit.spec(), audit.plan()).dump(2) << '\n';
+    return kOk;
+  }
+  // A selection's summary counts, and forecasts the cost of, what `mirac run` would send.
+  const Plan* counted = &audit.plan();
+  Plan selected_only;
+  std::optional<SummarySelection> selected;
+  if (std::string said = selection_said(o.audit); !said.empty()) {
+    const Plan& whole = audit.plan();
+    selected = SummarySelection{std::move(said), planned_seeds(whole), whole.prompts.size(), whole.requests.size(),
+                                whole.judge_tasks.size()};
     Selection selection;
     select_requests(audit, selection);
-    out << fmt::format("selected by {}: {} of these {} requests\n", said, selection.rows.size(), audit.plan().requests.size());
+    selected_only = selected_plan(whole, selection.rows);
+    counted = &selected_only;
   }
+  const SummarySelection* said = selected ? &*selected : nullptr;
+  if (o.json) out << plan_summary(audit.spec(), *counted, &audit.sources(), said).dump(2) << '\n';
+  else out << plan_summary_text(audit.spec(), *counted, &audit.sources(), said);
   return kOk;
 }
 

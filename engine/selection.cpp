@@ -249,6 +249,27 @@ Audit open_selected_audit(const AuditOptions& options, bool check_selected) {
   return audit;
 }
 
+Plan selected_plan(const Plan& plan, const std::vector<std::size_t>& rows) {
+  Plan out;
+  constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> new_prompt(plan.prompts.size(), kNone), new_request(plan.requests.size(), kNone);
+  out.requests.reserve(rows.size());
+  for (std::size_t row : rows) {
+    RequestRow r = plan.requests[row];
+    std::size_t& prompt = new_prompt[r.prompt];
+    if (prompt == kNone) {
+      prompt = out.prompts.size();
+      out.prompts.push_back(plan.prompts[r.prompt]);
+    }
+    r.prompt = prompt;
+    new_request[row] = out.requests.size();
+    out.requests.push_back(std::move(r));
+  }
+  for (const JudgeTask& t : plan.judge_tasks)
+    if (new_request[t.request] != kNone) out.judge_tasks.push_back({new_request[t.request], t.judge});
+  return out;
+}
+
 HashOccurrences::HashOccurrences(const Plan& plan, const std::vector<std::size_t>& rows)
     : first_(rows.size()), repeated_(rows.size(), 0) {
   std::unordered_map<std::string_view, std::size_t, RequestHashKey> seen;

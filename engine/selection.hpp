@@ -50,6 +50,10 @@ Outcome select_requests(const Audit& audit, Selection& selection);
 /// for select_requests to report.
 Audit open_selected_audit(const AuditOptions& options, bool check_selected = true);
 
+/// `plan` cut down to `rows` (indices into plan.requests, in plan order): those requests,
+/// their prompts and judge tasks, renumbered. What `mirac plan` counts under a selection.
+Plan selected_plan(const Plan& plan, const std::vector<std::size_t>& rows);
+
 /// How the options select requests ("--only seed=1,2 --sample 40"); empty without a selection.
 std::string selection_said(const AuditOptions& options);
 

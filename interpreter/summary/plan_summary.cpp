@@ -2,6 +2,8 @@
 #include "interpreter/summary/plan_summary.hpp"
 
 #include <cmath>
+#include <set>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -179,12 +181,25 @@ nlohmann::ordered_json forecast_json(const Spec& spec, const PlanCounts& c) {
 
 }  // namespace
 
-nlohmann::ordered_json plan_summary(const Spec& spec, const Plan& plan, const SourceManager* sources) {
+std::size_t planned_seeds(const Plan& plan) {
+  std::set<std::string_view> seeds;
+  for (const auto& p : plan.prompts) seeds.insert(p.seed);
+  return seeds.size();
+}
+
+nlohmann::ordered_json plan_summary(const Spec& spec, const Plan& plan, const SourceManager* sources,
+                                    const SummarySelection* selected) {
   const PlanCounts c = count_plan(spec, plan, sources);
   nlohmann::ordered_json j;
   j["spec"] = spec.name;
   j["title"] = spec.title;
-  j["seeds"] = spec.seeds.size();
+  if (selected)
+    j["selected"] = {{"by", selected->by},
+                     {"plan", {{"seeds", selected->seeds},
+                               {"prompts", selected->prompts},
+                               {"requests", selected->requests},
+                               {"judge_calls", selected->judge_calls}}}};
+  j["seeds"] = selected ? planned_seeds(plan) : spec.seeds.size();
   nlohmann::ordered_json design = nlohmann::ordered_json::array();
   for (int f : spec.design)
     design.push_back({{"factor", spec.factors[f].name}, {"levels", spec.factors[f].level_names()}});
@@ -284,23 +299,39 @@ std::string judging_line(const JudgingForecast& f, std::size_t requests) {
                      f.max_input_tokens, f.max_output_tokens, cost, f.judge, calls);
 }
 
-}  // namespace
 
-std::string plan_summary_text(const Spec& spec, const Plan& plan, const SourceManager* sources) {
-  const PlanCounts c = count_plan(spec, plan, sources);
-  std::string out = fmt::format("audit {}{}\n", spec.name, spec.title.empty() ? "" : ": " + spec.title);
+// The lines of prompts, requests and judge calls: how each count comes about, or, for a
+// selection, what the whole plan holds.
+std::string count_lines(const Spec& spec, const Plan& plan, const PlanCounts& c, const SummarySelection* selected) {
+  if (selected) {
+    return fmt::format("selected by {}: every count, token and cost below is of these requests alone\n", selected->by) +
+           fmt::format("prompts      {:>8}  of {} in the plan ({} of {} seeds)\n", plan.prompts.size(), selected->prompts,
+                       planned_seeds(plan), selected->seeds) +
+           fmt::format("requests     {:>8}  of {} in the plan\n", plan.requests.size(), selected->requests) +
+           fmt::format("judge calls  {:>8}  of {} in the plan\n", plan.judge_tasks.size(), selected->judge_calls);
+  }
   std::string design;
   for (int f : spec.design) {
     if (!design.empty()) design += " x ";
     design += fmt::format("{} {}", spec.factors[f].name, spec.factors[f].levels.size());
   }
-  out += fmt::format("prompts      {:>8}  = {} seeds x {} cells ({})\n", plan.prompts.size(), spec.seeds.size(), c.cells,
-                     design);
+  std::string out = fmt::format("prompts      {:>8}  = {} seeds x {} cells ({})\n", plan.prompts.size(), spec.seeds.size(),
+                                c.cells, design);
   out += fmt::format("requests     {:>8}  = prompts x {} model{} x {} arm{}{}\n", plan.requests.size(), spec.models.size(),
                      spec.models.size() == 1 ? "" : "s", spec.arms.size(), spec.arms.size() == 1 ? "" : "s",
                      spec.answers > 1 ? fmt::format(" x {} answers", spec.answers) : "");
   out += fmt::format("judge calls  {:>8}  = requests x {} judge{}\n", plan.judge_tasks.size(), spec.judges.size(),
                      spec.judges.size() == 1 ? "" : "s");
+  return out;
+}
+
+}  // namespace
+
+std::string plan_summary_text(const Spec& spec, const Plan& plan, const SourceManager* sources,
+                              const SummarySelection* selected) {
+  const PlanCounts c = count_plan(spec, plan, sources);
+  std::string out = fmt::format("audit {}{}\n", spec.name, spec.title.empty() ? "" : ": " + spec.title);
+  out += count_lines(spec, plan, c, selected);
   out += tokens_line(c, spec.models.size());
   if (c.judging)
     for (const auto& f : *c.judging) out += judging_line(f, plan.requests.size());

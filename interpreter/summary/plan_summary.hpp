@@ -57,13 +57,27 @@ std::vector<JudgingForecast> forecast_judging(const Spec& spec, const Plan& plan
 /// Counts by model, arm and level, and the forecasts (the judging's with `sources`).
 PlanCounts count_plan(const Spec& spec, const Plan& plan, const SourceManager* sources);
 
+/// A summary of the requests a selection keeps (`mirac plan --only ...`): its plan holds them
+/// alone (selected_plan), and this says how and what the whole plan holds.
+struct SummarySelection {
+  std::string by;  ///< "--only seed=1,2 --sample 40"
+  std::size_t seeds = 0, prompts = 0, requests = 0, judge_calls = 0;  ///< the whole plan's
+};
+
+/// How many seeds the plan's prompts are of: the spec's, or fewer in a selection's plan.
+std::size_t planned_seeds(const Plan& plan);
+
 /// Counts by model, arm and factor level; totals; the forecast of the answers' tokens and
 /// cost and, with `sources` (the judges' instructions quote the rubric), of the judging's:
 /// an upper bound from each judge's instructions and message with the answer at its
-/// model's token limit. `mirac plan --json`.
-nlohmann::ordered_json plan_summary(const Spec& spec, const Plan& plan, const SourceManager* sources = nullptr);
-/// The same for people.
-std::string plan_summary_text(const Spec& spec, const Plan& plan, const SourceManager* sources = nullptr);
+/// model's token limit. `mirac plan --json`. With `selected`, `plan` is the selection's and
+/// every count and forecast is of it; the whole plan's counts are under `selected`.
+nlohmann::ordered_json plan_summary(const Spec& spec, const Plan& plan, const SourceManager* sources = nullptr,
+                                    const SummarySelection* selected = nullptr);
+/// The same for people; with `selected`, a line under the title says that the counts are of
+/// the selection, and each count is followed by the whole plan's.
+std::string plan_summary_text(const Spec& spec, const Plan& plan, const SourceManager* sources = nullptr,
+                              const SummarySelection* selected = nullptr);
 /// The whole plan, one JSON object per prompt, request and judge task (`--show=plan`).
 nlohmann::ordered_json plan_dump(const Spec& spec, const Plan& plan);
 
