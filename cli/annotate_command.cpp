@@ -30,8 +30,8 @@ bool write_file(const std::filesystem::path& path, const std::string& text) {
 }
 
 int sample(AnnotateOptions& o, std::ostream& out, std::ostream& err) {
-  Audit audit = open_audit(o.audit);
-  if (int code = print_compiled(audit, err); code != kOk) return code;
+  Audit audit;
+  if (int code = open_read_audit(o.audit, audit, err); code != kOk) return code;
   if (!audit.has_store()) return finish(Outcome::fail(kUsageError, "mirac annotate sample: " + missing_store_advice(audit)), err);
   Outcome opened;
   auto store = open_store(audit, opened);
@@ -72,8 +72,8 @@ int sample(AnnotateOptions& o, std::ostream& out, std::ostream& err) {
 int import(const AnnotateOptions& o, std::ostream& out, std::ostream& err) {
   if (o.adjudicated == !o.annotator.empty())
     return finish(Outcome::fail(kUsageError, "mirac annotate import: give --annotator NAME or --adjudicated"), err);
-  Audit audit = open_audit(o.audit);
-  if (int code = print_compiled(audit, err); code != kOk) return code;
+  Audit audit;
+  if (int code = open_read_audit(o.audit, audit, err); code != kOk) return code;
   const std::string who = o.adjudicated ? "adjudicated" : o.annotator;
   AnnotationImport imported;
   Outcome done = import_annotations(audit, o.file, who, imported);
@@ -101,6 +101,7 @@ void add_annotate_command(Commands& commands) {
     add_data(cmd, o->audit);
     add_answers(cmd, o->audit);
     add_read_store(cmd, o->audit);
+    add_read_only(cmd, o->audit, cmd == sample_cmd ? "sample from" : "import the scores of");
   }
   sample_cmd->add_option("--n", o->sample.n, "answers to sample (default 230)");
   sample_cmd->add_option("--stratify", o->stratify, "variables to stratify by, e.g. model,language,hls");

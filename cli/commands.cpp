@@ -72,6 +72,18 @@ void add_selection(CLI::App* cmd, AuditOptions& o) {
   add_sample(cmd, o);
 }
 
+void add_read_only(CLI::App* cmd, AuditOptions& o, const std::string& what) {
+  add_only(cmd, o, what + " only the requests matching key=value,... (factors, model, arm, seed); with seed=... a "
+                          "pilot's spec whose data covers those seeds");
+}
+
+int open_read_audit(const AuditOptions& options, Audit& audit, std::ostream& err) {
+  Outcome selected;
+  audit = open_narrowed_audit(options, /*check_analyses=*/false, selected);
+  if (int code = print_compiled(audit, err); code != kOk) return code;
+  return finish(selected, err);
+}
+
 int check_selection(const Audit& audit, std::ostream& err) {
   if (!audit.ok() || selection_said(audit.options).empty()) return kOk;
   Selection unused;

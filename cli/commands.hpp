@@ -51,6 +51,12 @@ void add_only(CLI::App* cmd, AuditOptions& o, const std::string& help);
 void add_sample(CLI::App* cmd, AuditOptions& o);
 /// --only, --limit and --sample as `mirac run` takes them, for check and plan: a pilot.
 void add_selection(CLI::App* cmd, AuditOptions& o);
+/// `--only` for a command that reads a run (analyze, view, export, annotate): it reads the
+/// selected requests alone, and `seed=...` opens a pilot's spec (`what`: what it does to them).
+void add_read_only(CLI::App* cmd, AuditOptions& o, const std::string& what);
+/// open_narrowed_audit for a command that reads a run, with the compile's diagnostics
+/// printed: kOk, or the exit status to stop with (its message printed).
+int open_read_audit(const AuditOptions& options, Audit& audit, std::ostream& err);
 /// A selection (--only, --sample, --limit) that names nothing of the spec: a usage error
 /// printed, as in `mirac run`; else kOk.
 int check_selection(const Audit& audit, std::ostream& err);

@@ -90,6 +90,7 @@ void add_run_commands(Commands& commands) {
   analyze->add_option("--seed", a->seed, "bootstrap seed (default 20260101)");
   analyze->add_option("--store", a->store, "without --scores: the run directory to read scores from (default: runs/<spec name>)");
   analyze->add_flag("--offline", a->offline, "without --scores: the scores of an --offline run");
+  add_read_only(analyze, *a, "analyse");
 
   struct RunOptions {
     AuditOptions audit;

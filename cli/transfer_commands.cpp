@@ -20,8 +20,8 @@ struct TransferOptions {
 };
 
 int export_rows(const TransferOptions& o, std::ostream& out, std::ostream& err) {
-  Audit audit = open_audit(o.audit);
-  if (int code = print_compiled(audit, err); code != kOk) return code;
+  Audit audit;
+  if (int code = open_read_audit(o.audit, audit, err); code != kOk) return code;
   std::string summary;
   Outcome exported = export_table(audit, o.exporting, out, summary);
   if (exported.ok()) err << summary;
@@ -62,7 +62,10 @@ void add_transfer_commands(Commands& commands) {
         ->required()
         ->check(CLI::IsMember(exporting ? std::vector<std::string>{"responses", "scores"}
                                         : std::vector<std::string>{"responses"}));
-    if (exporting) add_read_store(cmd, o->audit);
+    if (exporting) {
+      add_read_store(cmd, o->audit);
+      add_read_only(cmd, o->audit, "write");
+    }
     else add_store(cmd, o->audit, "the store of an --offline run");
     add_data(cmd, o->audit);
     add_answers(cmd, o->audit);

@@ -42,8 +42,8 @@ int serve(const ViewOptions& o, std::ostream& out, std::ostream& err) {
       err << fmt::format("mirac view: --allow-host '{}' {}\n", name, problem);
       return kUsageError;
     }
-  Audit audit = open_audit(o.audit);
-  if (int code = print_compiled(audit, err); code != kOk) return code;
+  Audit audit;
+  if (int code = open_read_audit(o.audit, audit, err); code != kOk) return code;
   Outcome built;
   const auto started = std::chrono::steady_clock::now();
   std::unique_ptr<view::AnswerIndex> index = view::AnswerIndex::build(audit, built);
@@ -108,6 +108,7 @@ void add_view_command(Commands& commands) {
   add_data(view, o->audit);
   add_answers(view, o->audit);
   add_read_store(view, o->audit);
+  add_read_only(view, o->audit, "show");
   view->add_option("--port", o->port, "port to listen on (default 8765; 0 picks a free port)");
   view->add_option("--host", o->host,
                    "address to listen on (default 127.0.0.1, this machine only; another address shares the answers)");

@@ -57,7 +57,8 @@ Outcome run_audit(const AuditOptions& options, const std::atomic<bool>& cancel, 
 /// embedding API, mirac/mirac.hpp). kSpecError when it did not compile.
 Outcome run_audit(Audit& audit, const std::atomic<bool>& cancel, AuditEvents& events);
 
-/// `mirac analyze`: compile, plan, analyze (a scores CSV, else the run store), report.
+/// `mirac analyze`: compile, plan, analyze (a scores CSV, else the run store), report. With
+/// `--only`, the plan is the selected requests' (open_narrowed_audit): their scores alone.
 Outcome analyze_only(const AuditOptions& options, AuditEvents& events);
 
 }  // namespace mirac

@@ -270,6 +270,15 @@ Plan selected_plan(const Plan& plan, const std::vector<std::size_t>& rows) {
   return out;
 }
 
+Audit open_narrowed_audit(const AuditOptions& options, bool check_analyses, Outcome& outcome) {
+  Audit audit = open_selected_audit(options, check_analyses);
+  if (!audit.ok() || selection_said(options).empty()) return audit;
+  Selection selection;
+  outcome = select_requests(audit, selection);
+  if (outcome.ok()) audit.compilation->plan = selected_plan(audit.plan(), selection.rows);
+  return audit;
+}
+
 HashOccurrences::HashOccurrences(const Plan& plan, const std::vector<std::size_t>& rows)
     : first_(rows.size()), repeated_(rows.size(), 0) {
   std::unordered_map<std::string_view, std::size_t, RequestHashKey> seen;

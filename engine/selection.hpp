@@ -1,5 +1,7 @@
 // selection.hpp: which of the plan's requests a command works on: `--only key=value,...`
-// over factors, model, arm and seed, and `--limit N`. Shared by run, status and rewrite.
+// over factors, model, arm and seed, `--sample N` and `--limit N`. Shared by the commands
+// that plan (check, plan, run, status, rewrite) and those that read a run (analyze, view,
+// export, annotate).
 #pragma once
 
 #include <map>
@@ -51,8 +53,15 @@ Outcome select_requests(const Audit& audit, Selection& selection);
 Audit open_selected_audit(const AuditOptions& options, bool check_selected = true);
 
 /// `plan` cut down to `rows` (indices into plan.requests, in plan order): those requests,
-/// their prompts and judge tasks, renumbered. What `mirac plan` counts under a selection.
+/// their prompts and judge tasks, renumbered. What `mirac plan` counts under a selection and
+/// what the commands that read a run work on.
 Plan selected_plan(const Plan& plan, const std::vector<std::size_t>& rows);
+
+/// open_selected_audit for a command that reads a run (analyze, view, export, annotate): with
+/// a selection, the audit's plan holds the selected requests alone, so the command analyses,
+/// shows, writes or samples those and no other. `check_analyses`: the analyses are checked on
+/// the selection too (analyze). A selection that names nothing of the spec fails `outcome`.
+Audit open_narrowed_audit(const AuditOptions& options, bool check_analyses, Outcome& outcome);
 
 /// How the options select requests ("--only seed=1,2 --sample 40"); empty without a selection.
 std::string selection_said(const AuditOptions& options);

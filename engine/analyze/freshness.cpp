@@ -66,12 +66,13 @@ std::string analysis_inputs(const Audit& audit) {
     field(digest, sha);
   }
   // Every option the analysis reads; the selection ones too, since what was sent and judged
-  // shows in the coverage and the marks.
+  // shows in the coverage and the marks. And the requests planned: `mirac analyze --only`
+  // analyses the selected ones alone, `mirac run --only` every one the store scored.
   for (const std::string& option :
-       {std::to_string(o.offline), o.only, std::to_string(o.limit), std::to_string(o.answers), std::to_string(o.sample),
-        o.stratify, std::to_string(o.sample_seed), std::to_string(o.repairs), std::to_string(o.resamples),
-        std::to_string(o.seed), o.analyzed_at ? std::to_string(*o.analyzed_at) : std::string("now"),
-        analysis_out_dir(audit).string()})
+       {std::to_string(audit.plan().requests.size()), std::to_string(o.offline), o.only, std::to_string(o.limit),
+        std::to_string(o.answers), std::to_string(o.sample), o.stratify, std::to_string(o.sample_seed),
+        std::to_string(o.repairs), std::to_string(o.resamples), std::to_string(o.seed),
+        o.analyzed_at ? std::to_string(*o.analyzed_at) : std::string("now"), analysis_out_dir(audit).string()})
     field(digest, option);
   return digest.hex();
 }

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/selection.hpp"
 #include "runtime/store/annotations.hpp"
 #include "runtime/text/csv_cells.hpp"
 
@@ -73,6 +74,7 @@ Outcome import_annotations(Audit& audit, const std::string& file, const std::str
   const std::unordered_set<std::string> done = store->done_hashes();
   std::unordered_set<std::string> planned;
   for (const auto& r : audit.plan().requests) planned.insert(r.call.hash);
+  const std::string selected = selection_said(audit.options);  // the plan is the selection's
   std::unordered_map<std::string, std::uint32_t> line_of;
   std::vector<Annotation> annotations;
   const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -80,8 +82,9 @@ Outcome import_annotations(Audit& audit, const std::string& file, const std::str
     const std::string id = cell(row, "id");
     if (!planned.count(id) || !done.count(id)) {
       diags.error(field_range(sources, row, "id"),
-                  planned.count(id) ? fmt::format("answer '{}' is not in the store", id)
-                                    : fmt::format("'{}' is not the id of an answer of this spec's plan", id));
+                  planned.count(id)  ? fmt::format("answer '{}' is not in the store", id)
+                  : selected.empty() ? fmt::format("'{}' is not the id of an answer of this spec's plan", id)
+                                     : fmt::format("'{}' is not the id of an answer selected by {}", id, selected));
       continue;
     }
     if (auto [it, fresh] = line_of.emplace(id, row.line); !fresh) {

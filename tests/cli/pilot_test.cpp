@@ -1,15 +1,17 @@
 // pilot_test.cpp: a variant whose texts cover one seed of three, piloted with --only seed=...
 // through the real binary: check and plan pass on that seed, the run sends and samples
 // requests of it alone, and without the selection check says once how to pilot. A judged
-// pilot (tests/cli/pilot_judged.audit, two seeds of five): plan counts the selection alone
-// (issue 30).
+// pilot (tests/cli/pilot_judged.audit, two seeds of five): plan counts the selection alone,
+// and analyze, export, view and annotate read the selected requests (issue 30).
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "mirac_binary.hpp"
+#include "tests/cli/view_server.hpp"
 
 namespace {
 
@@ -23,6 +25,22 @@ std::string judged_spec() {
   const char* root = std::getenv("MIRAC_SOURCE_DIR");
   REQUIRE(root != nullptr);
   return (std::filesystem::path(root) / "tests/cli/pilot_judged.audit").string();
+}
+
+std::vector<nlohmann::json> jsonl(const std::string& text) {
+  std::vector<nlohmann::json> rows;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) rows.push_back(nlohmann::json::parse(line));
+  return rows;
+}
+
+// The rows of a scores.csv after its provenance lines.
+std::size_t score_rows(const std::filesystem::path& csv) {
+  std::istringstream in(mirac::test::csv_table(mirac::test::read_text(csv)));
+  std::size_t n = 0;
+  for (std::string line; std::getline(in, line);) n += !line.empty();
+  return n - 1;  // the header
 }
 
 }  // namespace
@@ -108,4 +126,98 @@ TEST_CASE("mirac plan with a selection counts and prices the selected requests a
         doctest::Approx(whole["forecast"]["max_cost_usd"].get<double>()).epsilon(1e-6));
   CHECK(zh["forecast"]["judging"][0]["calls"] == 4);
   CHECK(json_of({"plan", judged_spec(), "--only", "seed=s1,s2", "--sample", "3", "--json"})["requests"] == 3);
+}
+
+TEST_CASE("a pilot is analysed, exported, viewed and annotated with --only seed=") {
+  mirac::test::TempDir tmp("pilot_read");
+  const std::string store = tmp.path("run");
+  auto run = mirac::test::invoke({"run", judged_spec(), "--offline", "--only", "seed=s1,s2", "--store", store,
+                                  "--resamples", "50"});
+  INFO(run.out << run.err);
+  REQUIRE(run.code == 0);
+  CHECK(run.out.find("pilot_judged: 8 score rows") != std::string::npos);
+  const std::vector<std::string> at = {"--offline", "--store", store};
+  auto with = [&](std::vector<std::string> args, std::vector<std::string> more) {
+    args.insert(args.end(), at.begin(), at.end());
+    args.insert(args.end(), more.begin(), more.end());
+    return mirac::test::invoke(args);
+  };
+
+  // Without the selection every command stops at the pilot's one error.
+  for (const std::vector<std::string>& cmd :
+       {std::vector<std::string>{"analyze", judged_spec()}, {"export", judged_spec(), "responses"},
+        {"annotate", "sample", judged_spec()}, {"view", judged_spec()}}) {
+    auto r = with(cmd, {});
+    INFO(cmd[0] << ": " << r.err);
+    CHECK(r.code == 1);
+    CHECK(r.err.find("pilot the spec on them with --only seed=s1,s2") != std::string::npos);
+  }
+
+  // analyze: the selected requests' scores alone.
+  const std::string out = tmp.path("analysis");
+  auto pilot = with({"analyze", judged_spec()}, {"--only", "seed=s1,s2", "--out", out, "--resamples", "50"});
+  INFO(pilot.out << pilot.err);
+  REQUIRE(pilot.code == 0);
+  CHECK(pilot.out.find("pilot_judged: 8 score rows") != std::string::npos);
+  CHECK(score_rows(std::filesystem::path(out) / "scores.csv") == 8);
+  auto zh = with({"analyze", judged_spec()}, {"--only", "seed=s1,s2,language=zh", "--out", out, "--resamples", "50"});
+  INFO(zh.out << zh.err);
+  REQUIRE(zh.code == 0);
+  CHECK(zh.out.find("pilot_judged: 4 score rows") != std::string::npos);
+  CHECK(score_rows(std::filesystem::path(out) / "scores.csv") == 4);
+  const auto results = nlohmann::json::parse(mirac::test::read_text(std::filesystem::path(out) / "results.json"));
+  CHECK(results["coverage"]["answers"] == 4);
+  CHECK(results["coverage"]["by_factor"][0]["levels"] ==
+        nlohmann::json::parse(R"([{"level": "zh", "answers": 4, "unscored": 0, "share": 0.0}])"));
+
+  // A run's analysis reads every scored answer of its plan: an analyze --only of fewer, into
+  // the same directory with the same options, is not taken for it.
+  const std::vector<std::string> zh_only = {"--only", "seed=s1,s2,language=zh", "--resamples", "50"};
+  REQUIRE(with({"analyze", judged_spec()}, zh_only).code == 0);
+  auto rerun = with({"run", judged_spec()}, zh_only);
+  INFO(rerun.out << rerun.err);
+  REQUIRE(rerun.code == 0);
+  CHECK(rerun.out.find("pilot_judged: 8 score rows; wrote") != std::string::npos);
+
+  // export: the selected answers alone.
+  auto exported = with({"export", judged_spec(), "responses"}, {"--only", "seed=s1,s2,tone=warm"});
+  INFO(exported.err);
+  REQUIRE(exported.code == 0);
+  const auto rows = jsonl(exported.out);
+  CHECK(rows.size() == 4);
+  for (const auto& r : rows) CHECK(r["tone"] == "warm");
+  CHECK(jsonl(with({"export", judged_spec(), "responses"}, {"--only", "seed=s1,s2"}).out).size() == 8);
+  CHECK(jsonl(with({"export", judged_spec(), "scores"}, {"--only", "seed=s2"}).out).size() == 4);
+
+  // annotate: a sample of the selected answers, and its sheet imported under the same selection.
+  const std::string sheet_dir = tmp.path("sheet");
+  auto sampled = with({"annotate", "sample", judged_spec()}, {"--only", "seed=s1,s2,language=en", "--n", "3", "-o", sheet_dir});
+  INFO(sampled.out << sampled.err);
+  REQUIRE(sampled.code == 0);
+  CHECK(sampled.out.find("3 of 4 stored answers") != std::string::npos);
+  const std::string sheet = mirac::test::read_text(std::filesystem::path(sheet_dir) / "sheet.csv");
+  std::string filled = "item,id,D1,D2,comment\n";
+  for (std::size_t line = sheet.find('\n') + 1, item = 1; line < sheet.size(); line = sheet.find('\n', line) + 1, ++item) {
+    const std::size_t a = sheet.find(',', line), b = sheet.find(',', a + 1);
+    filled += std::to_string(item) + "," + sheet.substr(a + 1, b - a - 1) + ",2,3,\n";
+  }
+  const std::string scores = tmp.write("people.csv", filled);
+  auto imported = with({"annotate", "import", judged_spec(), scores}, {"--annotator", "al", "--only", "seed=s1,s2,language=en"});
+  INFO(imported.out << imported.err);
+  CHECK(imported.code == 0);
+  CHECK(imported.out.find("6 scores of 3 answers stored for annotator al") != std::string::npos);
+  auto elsewhere = with({"annotate", "import", judged_spec(), scores}, {"--annotator", "bo", "--only", "seed=s1,s2,language=zh"});
+  CHECK(elsewhere.code == 1);
+  CHECK(elsewhere.err.find("is not the id of an answer selected by --only seed=s1,s2,language=zh") != std::string::npos);
+
+  // view: the selected answers alone.
+  mirac::test::ViewServer server({judged_spec(), "--offline", "--store", store, "--only", "seed=s1,s2,language=zh"},
+                                 tmp.dir / "view.log");
+  const auto meta = nlohmann::json::parse(server.get("/api/meta").body);
+  CHECK(meta["requests"] == 4);
+  CHECK(meta["scored"] == 4);
+  const auto answers = nlohmann::json::parse(server.get("/api/answers?limit=100").body);
+  CHECK(answers["total"] == 4);
+  for (const auto& r : answers["rows"]) CHECK(r["levels"]["language"] == "zh");
+  CHECK(server.stop() == 0);
 }
