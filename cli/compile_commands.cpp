@@ -4,7 +4,6 @@
 #include <memory>
 #include <optional>
 #include <ostream>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -139,26 +138,20 @@ int show_plan(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   Audit audit = open_selected_audit(o.audit);
   if (int code = check_selection(audit, err); code != kOk) return code;
   if (int code = print_compiled(audit, err); code != kOk) return code;
-  if (o.show == "plan") {
-    out << plan_dump(audit.spec(), audit.plan()).dump(2) << '\n';
-    return kOk;
-  }
-  // A selection's summary counts, and forecasts the cost of, what `mirac run` would send.
-  const Plan* counted = &audit.plan();
-  Plan selected_only;
+  // A selection's summary counts and prices what `mirac run` would send, beside the plan's counts.
   std::optional<SummarySelection> selected;
-  if (std::string said = selection_said(o.audit); !said.empty()) {
-    const Plan& whole = audit.plan();
-    selected = SummarySelection{std::move(said), planned_seeds(whole), whole.prompts.size(), whole.requests.size(),
-                                whole.judge_tasks.size()};
+  if (std::string said = selection_said(o.audit); !said.empty() && o.show.empty()) {
+    Plan& plan = audit.compilation->plan;
+    selected = SummarySelection{std::move(said), planned_seeds(plan), plan.prompts.size(), plan.requests.size(),
+                                plan.judge_tasks.size()};
     Selection selection;
     select_requests(audit, selection);
-    selected_only = selected_plan(whole, selection.rows);
-    counted = &selected_only;
+    plan = selected_plan(plan, selection.rows);
   }
   const SummarySelection* said = selected ? &*selected : nullptr;
-  if (o.json) out << plan_summary(audit.spec(), *counted, &audit.sources(), said).dump(2) << '\n';
-  else out << plan_summary_text(audit.spec(), *counted, &audit.sources(), said);
+  if (o.show == "plan") out << plan_dump(audit.spec(), audit.plan()).dump(2) << '\n';
+  else if (o.json) out << plan_summary(audit.spec(), audit.plan(), &audit.sources(), said).dump(2) << '\n';
+  else out << plan_summary_text(audit.spec(), audit.plan(), &audit.sources(), said);
   return kOk;
 }
 
