@@ -1,6 +1,7 @@
 // plan_rows.cpp: see plan_rows.hpp.
 #include "interpreter/scores/plan_rows.hpp"
 
+#include <algorithm>
 #include <type_traits>
 
 #include "interpreter/scores/row_scope.hpp"
@@ -89,10 +90,16 @@ std::size_t CodeKeyHash::operator()(const CodeKey& key) const noexcept {
   return h;
 }
 
-PlanRows::PlanRows(const Spec& spec, const Plan& plan, const std::vector<std::size_t>* selected) : spec_(spec) {
+PlanRows::PlanRows(const Spec& spec, const Plan& plan, const std::vector<std::size_t>* selected)
+    : spec_(spec), plan_(plan) {
+  seed_of_prompt_.reserve(plan.prompts.size());
+  for (const auto& p : plan.prompts) {
+    const Seed* seed = spec.find_seed(p.seed);
+    seed_of_prompt_.push_back(seed ? static_cast<int>(seed - spec.seeds.data()) : -1);
+  }
   auto add = [&](const RequestRow& r) {
-    ScoreRow row = analyze::score_row_of(spec, plan, r);
-    if (row.seed >= 0) rows_.push_back(std::move(row));
+    if (seed_of_prompt_[r.prompt] < 0) return;
+    rows_.push_back(Row{static_cast<std::uint32_t>(r.prompt), r.model, r.arm, r.call.answer});
   };
   if (selected) {
     rows_.reserve(selected->size());
@@ -103,24 +110,57 @@ PlanRows::PlanRows(const Spec& spec, const Plan& plan, const std::vector<std::si
   }
 }
 
+ScoreRow PlanRows::score_row(const Row& row) const {
+  ScoreRow out;
+  out.seed = seed_of_prompt_[row.prompt];
+  out.model = row.model;
+  out.arm = row.arm;
+  out.levels = plan_.prompts[row.prompt].levels;
+  out.answer = row.answer;
+  return out;
+}
+
 const PlanColumn& PlanRows::column(const std::string& variable) {
   auto [it, inserted] = columns_.try_emplace(variable);
   PlanColumn& c = it->second;
   if (!inserted) return c;
+  // What the value depends on, in variable_value's order: a factor (the prompt), the model's
+  // name or a grouping every model has (the model), the arm, the answer, or else the prompt
+  // (the seed, a seed field, the cell). Each value of that is read once, on its first row.
+  const bool factor = spec_.factor_index(variable) >= 0;
+  const auto has_group = [&](const Model& m) { return m.groups.count(variable) > 0; };
+  const bool by_model = !factor && (variable == "model" || (!spec_.models.empty() && std::all_of(spec_.models.begin(), spec_.models.end(), has_group)));
+  const bool some_models = !factor && !by_model && std::any_of(spec_.models.begin(), spec_.models.end(), has_group);
+  std::size_t index = 0;
+  const auto depends_on = [&](const Row& row) -> std::size_t {
+    if (some_models) return index;  // a grouping some models lack: read on every row
+    if (by_model) return static_cast<std::size_t>(row.model);
+    if (!factor && variable == "arm") return static_cast<std::size_t>(row.arm);
+    if (!factor && variable == "answer") return static_cast<std::size_t>(row.answer);
+    return row.prompt;
+  };
+  constexpr std::uint32_t kUnread = ~std::uint32_t{0};
+  std::vector<std::uint32_t> code_at;
   c.codes.reserve(rows_.size());
   for (const auto& row : rows_) {
-    std::string value = analyze::variable_value(spec_, row, variable);
-    auto [at, added] = c.code_of.try_emplace(std::move(value), static_cast<std::uint32_t>(c.values.size()));
-    if (added) c.values.push_back(at->first);
-    c.codes.push_back(at->second);
+    const std::size_t at = depends_on(row);
+    if (at >= code_at.size()) code_at.resize(at + 1, kUnread);
+    if (code_at[at] == kUnread) {
+      std::string value = analyze::variable_value(spec_, score_row(row), variable);
+      auto [known, added] = c.code_of.try_emplace(std::move(value), static_cast<std::uint32_t>(c.values.size()));
+      if (added) c.values.push_back(known->first);
+      code_at[at] = known->second;
+    }
+    c.codes.push_back(code_at[at]);
+    ++index;
   }
   return c;
 }
 
 std::vector<std::string> PlanRows::present_levels(const std::vector<std::size_t>& rows, const std::string& variable) {
   const PlanColumn& c = column(variable);
-  std::vector<bool> seen_code(c.values.size(), false);
-  for (std::size_t i : rows) seen_code[c.codes[i]] = true;
+  std::vector<char> seen_code(c.values.size(), 0);
+  for (std::size_t i : rows) seen_code[c.codes[i]] = 1;
   std::set<std::string> seen;
   for (std::size_t k = 0; k < seen_code.size(); ++k)
     if (seen_code[k]) seen.insert(c.values[k]);
@@ -153,19 +193,21 @@ std::optional<std::vector<std::size_t>> PlanRows::kept(const std::vector<const a
   CodeKey key;
   analyze::ScoreTable table;
   for (std::size_t i = 0; i < rows_.size(); ++i) {
-    const ScoreRow& row = rows_[i];
+    const Row& row = rows_[i];
     key.clear();
     if (reads.whole || reads.model) key.push_back(static_cast<std::uint32_t>(row.model));
     if (reads.whole || reads.arm) key.push_back(static_cast<std::uint32_t>(row.arm));
-    if (reads.whole) key.push_back(static_cast<std::uint32_t>(row.seed));
+    if (reads.whole) key.push_back(row.prompt);
+    const std::vector<int>& levels = plan_.prompts[row.prompt].levels;
     for (std::size_t f = 0; f < reads.factors.size(); ++f)
-      if (reads.whole || reads.factors[f]) key.push_back(static_cast<std::uint32_t>(row.levels[f]));
+      if (!reads.whole && reads.factors[f]) key.push_back(static_cast<std::uint32_t>(levels[f]));
     auto hit = known.find(key);
     if (hit == known.end()) {
       bool keep = true;
+      const ScoreRow scored = score_row(row);
       for (const ast::Expr* c : conditions) {
         try {
-          keep = truthy(evaluate(*c, PlanScope(spec_, table, row, scores)));
+          keep = truthy(evaluate(*c, PlanScope(spec_, table, scored, scores)));
         } catch (const ReadsScores&) {
           return std::nullopt;
         } catch (const EvalError&) {

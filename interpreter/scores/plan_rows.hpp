@@ -57,8 +57,18 @@ class PlanRows {
                                                const std::set<std::string>& scores) const;
 
  private:
+  // A planned request as a score row reads it: which prompt (its seed and levels), model,
+  // arm and answer. Values that depend on the prompt alone are computed once per prompt.
+  struct Row {
+    std::uint32_t prompt = 0;
+    int model = 0, arm = 0, answer = 0;
+  };
+  analyze::ScoreRow score_row(const Row& row) const;
+
   const Spec& spec_;
-  std::vector<analyze::ScoreRow> rows_;
+  const Plan& plan_;
+  std::vector<int> seed_of_prompt_;  ///< index into spec.seeds, -1 for none
+  std::vector<Row> rows_;
   std::map<std::string, PlanColumn> columns_;
 };
 
