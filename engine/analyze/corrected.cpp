@@ -17,6 +17,7 @@
 #include "engine/analyze/pairs.hpp"
 #include "engine/analyze/parts.hpp"
 #include "runtime/stats/agreement.hpp"
+#include "runtime/stats/nan.hpp"
 
 namespace mirac::analyze {
 
@@ -24,7 +25,7 @@ namespace corrected_detail {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+using stats::kNaN;
 
 std::vector<CertifyRule> certify_rules(const ast::AnalysisOption* o) {
   std::vector<CertifyRule> rules;

@@ -16,12 +16,13 @@
 #include "engine/analyze/parts.hpp"
 #include "interpreter/eval/eval.hpp"
 #include "interpreter/scores/row_scope.hpp"
+#include "runtime/stats/nan.hpp"
 
 namespace mirac::analyze::corrected_detail {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+using stats::kNaN;
 
 // Every cell's sums over one seed's answers.
 struct CellSums {

@@ -33,12 +33,13 @@
 #include "engine/analyze/parts.hpp"
 #include "interpreter/judge/invariance.hpp"
 #include "runtime/stats/bootstrap.hpp"
+#include "runtime/stats/nan.hpp"
 
 namespace mirac::analyze {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+using stats::kNaN;
 
 // One seed's differences (re-judged - judged) per dimension, at level a ([0]) and b ([1]).
 struct Sums {

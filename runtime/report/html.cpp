@@ -89,7 +89,7 @@ const std::string& answers_of(const Table& t, std::size_t r, std::size_t c) {
 // Each table in a box of its own that scrolls sideways when the table is wider than the
 // page, so that a wide table (one column per flag) never makes the page itself wider than
 // the window. An empty table with a reason shows the reason in its place.
-void table(std::string& out, const Table& t) {
+void html_table(std::string& out, const Table& t) {
   const std::string id = t.id.empty() ? "" : fmt::format(" id=\"{}\"", html_escape(t.id));
   if (t.rows.empty() && !t.empty_because.empty()) {
     out += fmt::format("<div class=\"empty-table\"{}>\n", id);
@@ -137,7 +137,7 @@ std::string to_html(const Document& doc) {
     } else if (const auto* n = std::get_if<Note>(&block)) {
       out += fmt::format("<p class=\"note\"><strong>Note:</strong> {}</p>\n", html_escape(n->text));
     } else if (const auto* t = std::get_if<Table>(&block)) {
-      table(out, *t);
+      html_table(out, *t);
     } else if (const auto* f = std::get_if<Figure>(&block)) {
       const std::string id = figure_id(*f, index++);
       out += fmt::format("<figure>\n<div class=\"chart\" id=\"{}\" role=\"img\" aria-label=\"{}\"></div>\n"

@@ -21,7 +21,7 @@ std::string cell(const std::string& s) {
   return out;
 }
 
-void table(std::string& out, const Table& t) {
+void markdown_table(std::string& out, const Table& t) {
   if (!t.caption.empty()) out += fmt::format("**{}**\n\n", t.caption);
   if (t.rows.empty() && !t.empty_because.empty()) {  // the reason in place of an empty grid
     out += fmt::format("> {}\n\n", t.empty_because);
@@ -54,7 +54,7 @@ void figure(std::string& out, const Figure& f, const std::string& html_file, std
   out += fmt::format("**Figure: {}** ([drawn in {}]({}#{})", link_text(f.title), html_file, html_file, figure_id(f, index));
   if (!f.file.empty()) out += fmt::format("; data [{0}.csv]({0}.csv), spec [{0}.vl.json]({0}.vl.json)", f.file);
   out += ")\n\n";
-  table(out, figure_table(f));
+  markdown_table(out, figure_table(f));
 }
 
 }  // namespace
@@ -72,7 +72,7 @@ std::string to_markdown(const Document& doc) {
     } else if (const auto* n = std::get_if<Note>(&block)) {
       out += fmt::format("> **Note:** {}\n\n", n->text);
     } else if (const auto* t = std::get_if<Table>(&block)) {
-      table(out, *t);
+      markdown_table(out, *t);
     } else if (const auto* f = std::get_if<Figure>(&block)) {
       figure(out, *f, doc.html_file, index++);
     }

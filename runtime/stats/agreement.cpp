@@ -1,4 +1,5 @@
 #include "runtime/stats/agreement.hpp"
+#include "runtime/stats/nan.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,8 +9,6 @@
 namespace mirac::stats {
 
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::size_t label_index(std::span<const double> labels, double v) {
   auto it = std::lower_bound(labels.begin(), labels.end(), v);

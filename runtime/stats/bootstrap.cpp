@@ -1,5 +1,6 @@
 // bootstrap.cpp: cluster bootstrap with an injected generator.
 #include "runtime/stats/bootstrap.hpp"
+#include "runtime/stats/nan.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -20,8 +21,6 @@ std::string_view method_name(IntervalMethod method) {
 }
 
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // The SD of the replicates (divisor n - 1); NaN below two.
 double standard_deviation(const std::vector<double>& values) {

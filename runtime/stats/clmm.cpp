@@ -15,12 +15,12 @@
 
 #include "runtime/stats/clmm_laplace.hpp"
 #include "runtime/stats/finite_difference.hpp"
+#include "runtime/stats/nan.hpp"
 #include "runtime/stats/p_value.hpp"
 
 namespace mirac::stats {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // log sigma is not taken below this: the likelihood is flat in it there (sigma ~ 4.5e-5),
 // and the Newton step in log sigma would stay ~ -1/2 for ever.
 constexpr double kMinLogSd = -10.0;
@@ -51,7 +51,7 @@ Eigen::VectorXd gradient_in_x(const Eigen::VectorXd& g_natural, const Eigen::Vec
   return g;
 }
 
-struct Optimum {
+struct LaplaceOptimum {
   Eigen::VectorXd natural;
   int iterations = 0;
 };
@@ -79,7 +79,7 @@ Eigen::VectorXd start_value(const LaplaceProblem& prob) {
 // rows and ~35 parameters this is what keeps the fit under a second. Directions are
 // eigenvalue-modified (always downhill), capped at 2 log-odds units, with Armijo
 // backtracking.
-Optimum maximise(const LaplaceProblem& prob, const ClmmOptions& opt) {
+LaplaceOptimum maximise(const LaplaceProblem& prob, const ClmmOptions& opt) {
   const Eigen::Index k = prob.thresholds(), m = prob.parameters(), tau = m - 1;
   Eigen::VectorXd x = from_natural(start_value(prob), k);
   std::vector<double> modes(prob.group_count(), 0.0);
@@ -100,7 +100,7 @@ Optimum maximise(const LaplaceProblem& prob, const ClmmOptions& opt) {
     }
     return Eigen::MatrixXd(0.5 * (H + H.transpose()));
   };
-  Optimum out;
+  LaplaceOptimum out;
   LaplaceValue e = value(x, modes);
   Eigen::MatrixXd H = difference_hessian(x);
   bool polishing = false;  // past the quasi-Newton phase: H is a difference Hessian at x
@@ -199,7 +199,7 @@ ClmmFit clmm_fit(const Design& design, const std::vector<std::string>& categorie
   }
   const LaplaceProblem prob(design.X, design.y, group, categories.size());
   const Eigen::Index k = prob.thresholds(), p = design.X.cols(), m = prob.parameters(), tau = m - 1;
-  const Optimum opt = maximise(prob, options);
+  const LaplaceOptimum opt = maximise(prob, options);
   std::vector<double> modes(prob.group_count(), 0.0);
   const LaplaceValue e = prob.evaluate(opt.natural, modes);
 

@@ -1,5 +1,6 @@
 // judge_correction.cpp: PPI, PPI++ and Rogan-Gladen from sums (judge_correction.hpp).
 #include "runtime/stats/judge_correction.hpp"
+#include "runtime/stats/nan.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,8 +11,6 @@
 namespace mirac::stats {
 
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Sample (co)variance from sums over `count` values, dividing by count - 1.
 double covariance(double sum_xy, double sum_x, double sum_y, double count) {

@@ -1,6 +1,7 @@
 // lmm.cpp: REML fit of a random-intercept LMM: Newton on the profiled criterion, honest
 // convergence report, Wald (statsmodels) and Satterthwaite (lmerTest) inference.
 #include "runtime/stats/lmm.hpp"
+#include "runtime/stats/nan.hpp"
 #include "runtime/stats/p_value.hpp"
 
 #include <algorithm>
@@ -19,9 +20,7 @@
 namespace mirac::stats {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-struct Optimum {
+struct RemlOptimum {
   Eigen::VectorXd theta;
   int iterations = 0;
 };
@@ -67,9 +66,9 @@ int newton(const RemlProblem& prob, const LmmOptions& opt, Eigen::VectorXd& thet
 // so Newton can come to rest there although the criterion falls away from zero. When it
 // does (negative slope in theta_k^2), theta_k restarts from the best point of a
 // geometric grid along that axis and Newton resumes.
-Optimum minimise(const RemlProblem& prob, const LmmOptions& opt) {
+RemlOptimum minimise(const RemlProblem& prob, const LmmOptions& opt) {
   const auto K = static_cast<Eigen::Index>(prob.factors());
-  Optimum out;
+  RemlOptimum out;
   out.theta = Eigen::VectorXd::Ones(K);  // lme4's starting value
   out.iterations = newton(prob, opt, out.theta, opt.max_iterations);
   for (int restart = 0; restart < 5 && out.iterations < opt.max_iterations; ++restart) {
@@ -237,7 +236,7 @@ LmmFit lmm_fit(const Design& design, const std::vector<CodedFactor>& groups, con
   if (!(r2 > 1e-12 * design.y.squaredNorm())) {
     throw std::invalid_argument("lmm_fit: the fixed and random effects fit the response exactly (zero residual)");
   }
-  const Optimum opt = minimise(prob, options);
+  const RemlOptimum opt = minimise(prob, options);
   const auto e = prob.evaluate(opt.theta, true);
 
   LmmFit fit;

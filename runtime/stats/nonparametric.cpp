@@ -1,5 +1,6 @@
 // nonparametric.cpp: Wilcoxon signed-rank (scipy 1.10.1 conventions) and Spearman's rho.
 #include "runtime/stats/nonparametric.hpp"
+#include "runtime/stats/nan.hpp"
 #include "runtime/stats/p_value.hpp"
 
 #include <algorithm>
@@ -16,8 +17,6 @@
 
 namespace mirac::stats {
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Number of subsets of {1..n} with rank sum r, r = 0..n(n+1)/2: the null distribution of R+
 // times 2^n (Wilcoxon 1945). Exact in 64 bits for n <= 50 since every count is below 2^50.

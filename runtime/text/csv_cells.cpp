@@ -31,7 +31,7 @@ bool plain_number(std::string_view s) {
   return i == s.size();
 }
 
-std::string quoted(std::string_view text) {
+std::string csv_quoted(std::string_view text) {
   std::string out = "\"";
   for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
@@ -41,7 +41,7 @@ std::string quoted(std::string_view text) {
 
 std::string csv_field(std::string_view text) {
   if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
-  return quoted(text);
+  return csv_quoted(text);
 }
 
 bool csv_formula_like(std::string_view text) {
@@ -51,7 +51,7 @@ bool csv_formula_like(std::string_view text) {
 
 std::string csv_text(std::string_view text, CsvFormulas formulas) {
   if (formulas == CsvFormulas::keep || !csv_formula_like(text)) return csv_field(text);
-  return quoted("'" + std::string(text));
+  return csv_quoted("'" + std::string(text));
 }
 
 std::string csv_number_or_text(std::string_view cell, CsvFormulas formulas) {
