@@ -10,25 +10,11 @@
 #include <fmt/format.h>
 
 #include "runtime/offline/offline_model.hpp"
+#include "runtime/text/utf8.hpp"
 
 namespace mirac {
 
 namespace {
-
-// The code point at `i` of UTF-8 `s`, advancing `i`; U+FFFD for a broken sequence.
-char32_t next_code_point(const std::string& s, std::size_t& i) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  unsigned char b = byte(i);
-  int extra = b < 0x80 ? 0 : (b >> 5) == 0x6 ? 1 : (b >> 4) == 0xE ? 2 : (b >> 3) == 0x1E ? 3 : -1;
-  if (extra < 0 || i + static_cast<std::size_t>(extra) >= s.size() + (extra == 0 ? 1 : 0)) {
-    ++i;
-    return 0xFFFD;
-  }
-  char32_t cp = extra == 0 ? b : b & (0x3F >> extra);
-  for (int k = 1; k <= extra; ++k) cp = (cp << 6) | (byte(i + static_cast<std::size_t>(k)) & 0x3F);
-  i += static_cast<std::size_t>(extra) + 1;
-  return cp;
-}
 
 enum class Script { latin, han, kana, hangul, cyrillic, arabic, greek, hebrew, thai, devanagari };
 

@@ -3,22 +3,15 @@
 #include <algorithm>
 #include <cctype>
 
+#include "runtime/text/utf8.hpp"
+
 namespace mirac {
 
 namespace {
 
-// Decodes one UTF-8 code point at `i` and advances; invalid bytes decode as themselves.
-char32_t next_code_point(const std::string& s, std::size_t& i) {
-  unsigned char c = static_cast<unsigned char>(s[i]);
-  int extra = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : 0;
-  if (extra > 0 && i + static_cast<std::size_t>(extra) >= s.size()) extra = 0;  // truncated: the byte alone
-  char32_t cp = extra == 0 ? c : c & (0x3F >> extra);
-  ++i;
-  for (int k = 0; k < extra; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i++]) & 0x3F);
-  return cp;
-}
-
-bool is_cjk(char32_t cp) { return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF); }
+// Chinese characters (CJK unified ideographs and extension A), which text runs together
+// without spaces; kana and Hangul are not counted.
+bool is_han(char32_t cp) { return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF); }
 
 const std::set<std::string>& stopwords() {
   static const std::set<std::string> words{
@@ -42,7 +35,7 @@ TextProfile profile_of(const std::string& text) {
   for (std::size_t i = 0; i < text.size();) {
     char32_t cp = next_code_point(text, i);
     ++p.length;
-    if (is_cjk(cp)) ++cjk, ++letters;
+    if (is_han(cp)) ++cjk, ++letters;
     else if (cp < 128 && std::isalpha(static_cast<int>(cp))) ++letters;
   }
   p.cjk_share = letters ? static_cast<double>(cjk) / static_cast<double>(letters) : 0.0;
@@ -88,7 +81,7 @@ std::set<std::string> content_tokens(const std::string& text) {
       continue;
     }
     end_word();
-    if (is_cjk(cp)) {
+    if (is_han(cp)) {
       std::string here = text.substr(start, i - start);
       if (!previous_cjk.empty()) out.insert(previous_cjk + here);
       previous_cjk = here;
@@ -108,7 +101,7 @@ std::string salient_words(const std::string& text, std::size_t n) {
     std::size_t taken = 0;
     for (std::size_t i = 0; i < last.size() && taken < 2 * n;) {
       std::size_t start = i;
-      if (is_cjk(next_code_point(last, i))) out.append(last, start, i - start), ++taken;
+      if (is_han(next_code_point(last, i))) out.append(last, start, i - start), ++taken;
     }
     return out;
   }

@@ -3,19 +3,10 @@
 #include <cstdint>
 #include <string_view>
 
+#include "runtime/text/utf8.hpp"
+
 namespace mirac {
 namespace {
-
-// One UTF-8 code point at `i` (advancing it); invalid bytes count as one code point each.
-char32_t next_code_point(std::string_view s, std::size_t& i) {
-  auto byte = static_cast<unsigned char>(s[i++]);
-  if (byte < 0x80) return byte;
-  int extra = byte >= 0xF0 ? 3 : byte >= 0xE0 ? 2 : byte >= 0xC0 ? 1 : 0;
-  char32_t cp = byte & (0x3F >> extra);
-  for (int k = 0; k < extra && i < s.size() && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80; ++k)
-    cp = (cp << 6) | (static_cast<unsigned char>(s[i++]) & 0x3F);
-  return cp;
-}
 
 bool is_cjk(char32_t cp) {
   return (cp >= 0x3040 && cp <= 0x30FF) ||   // kana

@@ -41,8 +41,9 @@ std::map<std::string, std::vector<std::string>> allowed() {
   // A batch in the store keeps its requests as the calls they are (batch_store.hpp); the
   // store's fingerprint digests its annotations (fingerprint.hpp).
   a["runtime/store/"] = {"runtime/json/", "runtime/model_call.hpp", "runtime/hash/"};
-  a["runtime/providers/"] = {"runtime/http/", "runtime/json/", "runtime/model_call.hpp"};
-  a["runtime/offline/"] = {"runtime/http/", "runtime/judge/", "runtime/model_call.hpp"};
+  // The providers' token estimate and the offline model read text by code point (text/utf8.hpp).
+  a["runtime/providers/"] = {"runtime/http/", "runtime/json/", "runtime/model_call.hpp", "runtime/text/"};
+  a["runtime/offline/"] = {"runtime/http/", "runtime/judge/", "runtime/model_call.hpp", "runtime/text/"};
   a["runtime/scheduler/"] = {"runtime/http/", "runtime/providers/", "runtime/store/", "runtime/offline/",
                              "runtime/model_call.hpp"};
   // The language: a spec into a plan of requests.
