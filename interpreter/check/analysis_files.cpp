@@ -7,24 +7,15 @@
 #include <fmt/ranges.h>
 
 #include "interpreter/check/check.hpp"
+#include "interpreter/model/analysis_option.hpp"
 #include "interpreter/model/data.hpp"
 
 namespace mirac {
 
-namespace {
-
-const ast::AnalysisOption* option(const ast::AnalysisDecl& a, const std::string& key) {
-  for (const auto& o : a.options)
-    if (o.key.name == key) return &o;
-  return nullptr;
-}
-
-}  // namespace
-
 void check_analysis_files(const Spec& spec, SourceManager& sources, Diagnostics& diags) {
   for (const auto& a : spec.analyses) {
     if (a.kind.name != "spearman") continue;
-    const ast::AnalysisOption* against = option(a, "against");
+    const ast::AnalysisOption* against = analysis_option(a, "against");
     if (!against || against->values.empty()) continue;
     const auto* call = std::get_if<ast::Call>(&against->values[0].value.node);
     if (!call || call->args.size() != 1) continue;  // reported by check_analysis_blocks
@@ -39,7 +30,7 @@ void check_analysis_files(const Spec& spec, SourceManager& sources, Diagnostics&
     if (against->columns)
       for (const auto& [name, col] : *against->columns) column[name.name] = col.name;
     std::vector<std::string> needed;
-    if (const ast::AnalysisOption* by = option(a, "by"))
+    if (const ast::AnalysisOption* by = analysis_option(a, "by"))
       for (const auto& v : by->values) {
         std::vector<std::pair<std::string, SourceRange>> names;
         names_read(v.value, names);

@@ -42,7 +42,7 @@ std::string sx_list(std::string head, const std::vector<T>& items, F&& render) {
   return out;
 }
 template <typename T, typename F>
-std::string opt(const std::optional<T>& v, F&& render) {
+std::string render_if(const std::optional<T>& v, F&& render) {
   return v ? render(*v) : std::string();
 }
 
@@ -73,7 +73,7 @@ std::string dx(const ast::Expr& e) {
 
 std::string d_block(const ast::Block& b) {
   return sx_list("block", b.props, [](const ast::Property& p) {
-    return sx(p.key.name, {opt(p.value, dx), opt(p.block, d_block)});
+    return sx(p.key.name, {render_if(p.value, dx), render_if(p.block, d_block)});
   });
 }
 std::string d_source(const ast::DataSource& s) { return sx(s.format.name, {q(s.path)}); }
@@ -95,17 +95,17 @@ std::string d_idents(std::string head, const std::vector<ast::Ident>& ids) { ret
 std::string d_options(const std::vector<ast::AnalysisOption>& opts) {
   return sx_list("options", opts, [](const ast::AnalysisOption& o) {
     std::string values = join(o.values, " ", [](const ast::OptionValue& v) {
-      return sx("value", {opt(v.label, name_of) + (v.label ? ":" : ""), dx(v.value), opt(v.versus, dx)});
+      return sx("value", {render_if(v.label, name_of) + (v.label ? ":" : ""), dx(v.value), render_if(v.versus, dx)});
     });
-    return sx(o.key.name, {values, opt(o.columns, d_columns)});
+    return sx(o.key.name, {values, render_if(o.columns, d_columns)});
   });
 }
 
 std::string d(const ast::AuditDecl& a) {
-  return sx("audit " + a.name.name, {opt(a.extends, [](const ast::StringLit& s) { return sx("extends", {q(s)}); }),
+  return sx("audit " + a.name.name, {render_if(a.extends, [](const ast::StringLit& s) { return sx("extends", {q(s)}); }),
                                      d_block(a.settings)});
 }
-std::string d(const ast::RemoveDecl& r) { return sx("remove " + r.kind.name, {opt(r.name, name_of)}); }
+std::string d(const ast::RemoveDecl& r) { return sx("remove " + r.kind.name, {render_if(r.name, name_of)}); }
 std::string d(const ast::UseDecl& u) { return sx("use", {u.is_path ? quote_string(u.module) : u.module}); }
 std::string d(const ast::FactorDecl& f) {
   return sx_list("factor " + f.name.name, f.levels, [](const ast::Level& l) {
@@ -120,33 +120,33 @@ std::string d(const ast::SeedsDecl& s) {
   });
   std::string seeds = join(s.inline_seeds, " ", [](const ast::InlineSeed& i) { return d_values("seed " + dx(i.id), i.fields); });
   std::string joins = join(s.joins, " ", [](const ast::SeedJoin& j) { return sx("join", {d_source(j.source), j.key.name}); });
-  return sx("seeds", {opt(s.source, d_source), joins, maps, seeds});
+  return sx("seeds", {render_if(s.source, d_source), joins, maps, seeds});
 }
 std::string d(const ast::ChecklistsDecl& c) {
   std::string lists =
       join(c.inline_checklists, " ", [](const ast::InlineChecklist& i) { return d_values("checklist " + dx(i.seed), i.fields); });
-  return sx("checklists", {opt(c.source, d_source), opt(c.key, d_column), lists});
+  return sx("checklists", {render_if(c.source, d_source), render_if(c.key, d_column), lists});
 }
 std::string d(const ast::VariantDecl& v) {
   std::string ins = join(v.instructions, " ", [](const ast::VariantInstruction& i) { return sx(d_cell(i.cell), {d_texts(i.texts)}); });
-  std::string rw = opt(v.rewriter, [](const ast::RewriterSpec& r) {
-    return sx("rewriter " + r.preset.name, {q(r.model), opt(r.settings, d_block)});
+  std::string rw = render_if(v.rewriter, [](const ast::RewriterSpec& r) {
+    return sx("rewriter " + r.preset.name, {q(r.model), render_if(r.settings, d_block)});
   });
   std::string lock = join(v.locks, " ", [](const ast::LockSpec& l) { return sx("lock", {d_source(l.source), d_columns(l.columns)}); });
   std::string seeds = join(v.seed_texts, " ", [](const ast::VariantSeedTexts& s) {
     return sx_list("seed " + dx(s.seed), s.texts, [](const auto& t) { return sx(d_cell(t.first), {dx(t.second)}); });
   });
-  return sx("variant " + v.field.name, {d_idents("by", v.by), opt(v.instructions_from, d_json), ins, rw, lock, seeds});
+  return sx("variant " + v.field.name, {d_idents("by", v.by), render_if(v.instructions_from, d_json), ins, rw, lock, seeds});
 }
 std::string d(const ast::TextDecl& t) {
   std::string levels = join(t.levels, " ", [](const ast::TextLevel& l) {
-    std::string derived = opt(l.derived, [](const ast::DerivedText& x) {
+    std::string derived = render_if(l.derived, [](const ast::DerivedText& x) {
       return sx("from", {d_source(x.source), dx(x.where), dx(x.select)});
     });
-    return sx(l.level.name, {opt(l.texts, d_texts), derived});
+    return sx(l.level.name, {render_if(l.texts, d_texts), derived});
   });
   std::string cells = join(t.cells, " ", [](const ast::TextCell& c) { return sx(d_cell(c.cell), {d_texts(c.texts)}); });
-  return sx("text " + t.factor.name, {t.by.empty() ? "" : d_idents("by", t.by), opt(t.from, d_json), levels, cells});
+  return sx("text " + t.factor.name, {t.by.empty() ? "" : d_idents("by", t.by), render_if(t.from, d_json), levels, cells});
 }
 std::string d(const ast::PromptDecl& p) { return sx("prompt", {dx(p.id), dx(p.text)}); }
 std::string d(const ast::ProviderDecl& p) { return sx("provider " + p.name.name, {d_block(p.settings)}); }
@@ -155,33 +155,33 @@ std::string d(const ast::PricesDecl& p) {
                  [](const ast::PriceEntry& e) { return sx(q(e.model), {d_block(e.price)}); });
 }
 std::string d(const ast::ModelDecl& m) {
-  return sx("model " + m.name.name, {m.preset.name, q(m.model), opt(m.settings, d_block)});
+  return sx("model " + m.name.name, {m.preset.name, q(m.model), render_if(m.settings, d_block)});
 }
 std::string d(const ast::DefaultsDecl& x) { return sx("defaults", {d_block(x.settings)}); }
 std::string d(const ast::ArmDecl& a) { return sx("arm " + a.name.name, {d_block(a.settings)}); }
 std::string d(const ast::JudgeDecl& j) {
-  return sx("judge " + j.name.name, {j.preset.name, q(j.model), opt(j.settings, d_block)});
+  return sx("judge " + j.name.name, {j.preset.name, q(j.model), render_if(j.settings, d_block)});
 }
 std::string d_dim(const ast::DimDecl& x) {
-  std::string anchors = join(x.anchors, " ", [](const ast::Anchor& a) { return sx("anchor", {dx(a.score), q(a.label), opt(a.text, q)}); });
+  std::string anchors = join(x.anchors, " ", [](const ast::Anchor& a) { return sx("anchor", {dx(a.score), q(a.label), render_if(a.text, q)}); });
   return sx("dim " + x.name.name,
-            {q(x.title), opt(x.scale, [](const ast::Expr& e) { return sx("scale", {dx(e)}); }), opt(x.description, q), anchors,
-             opt(x.na_when, [](const ast::Expr& e) { return sx("na", {dx(e)}); }),
-             opt(x.against, [](const ast::Expr& e) { return sx("against", {dx(e)}); }),
+            {q(x.title), render_if(x.scale, [](const ast::Expr& e) { return sx("scale", {dx(e)}); }), render_if(x.description, q), anchors,
+             render_if(x.na_when, [](const ast::Expr& e) { return sx("na", {dx(e)}); }),
+             render_if(x.against, [](const ast::Expr& e) { return sx("against", {dx(e)}); }),
              join(x.notes, " ", [](const auto& n) { return sx("note", {q(n)}); }),
-             opt(x.scored_by, [](const ast::Ident& i) { return sx("scored_by", {i.name}); }),
+             render_if(x.scored_by, [](const ast::Ident& i) { return sx("scored_by", {i.name}); }),
              join(x.bands, " ", [](const ast::Band& b) {
                return sx("band", {dx(b.score), b.at_least ? dx(*b.at_least) : std::string("otherwise")});
              })});
 }
 std::string d_criteria(const ast::CriteriaDecl& c) {
-  return sx("criteria", {dx(c.source), opt(c.description, q), opt(c.per, name_of)});
+  return sx("criteria", {dx(c.source), render_if(c.description, q), render_if(c.per, name_of)});
 }
 std::string d(const ast::RubricDecl& r) {
   std::string order = r.order.empty() ? "" : sx_list("order", r.order, [](const auto& s) { return d_idents("step", s); });
   return sx("rubric " + r.name.name,
-            {opt(r.scale, dx), opt(r.worst, name_of), join(r.instructions, " ", q), join(r.dims, " ", d_dim),
-             opt(r.criteria, d_criteria), order});
+            {render_if(r.scale, dx), render_if(r.worst, name_of), join(r.instructions, " ", q), join(r.dims, " ", d_dim),
+             render_if(r.criteria, d_criteria), order});
 }
 std::string d(const ast::FlagDecl& f) {
   std::string pairs = join(f.pairings, " ", [](const ast::Pairing& p) {
@@ -197,7 +197,7 @@ std::string d(const ast::ContrastDecl& c) {
                                         c.where ? sx("where", {dx(*c.where)}) : ""});
 }
 std::string d(const ast::AnalysisDecl& a) {
-  std::string formula = opt(a.formula, [](const ast::Formula& f) {
+  std::string formula = render_if(a.formula, [](const ast::Formula& f) {
     return sx_list("~ " + f.response.name, f.terms, [](const ast::FormulaTerm& t) {
       return t.group ? sx("random", {t.group->name}) : d_idents(t.crossed ? "*" : ":", t.vars);
     });
@@ -208,12 +208,12 @@ std::string d(const ast::AnalysisDecl& a) {
 std::string d(const ast::ReportDecl& r) {
   return sx_list("report " + r.name.name, r.items, [](const ast::ReportItem& i) {
     const char* change = i.change == ast::ItemChange::override_ ? "override " : "";
-    return sx(change + i.kind.name + (i.name ? " " + i.name->name : ""), {opt(i.content, dx), d_options(i.options)});
+    return sx(change + i.kind.name + (i.name ? " " + i.name->name : ""), {render_if(i.content, dx), d_options(i.options)});
   });
 }
 
 std::string d_item(const char* key, const std::optional<ast::Expr>& e) {
-  return opt(e, [&](const ast::Expr& v) { return sx(key, {dx(v)}); });
+  return render_if(e, [&](const ast::Expr& v) { return sx(key, {dx(v)}); });
 }
 std::string d(const ast::SimulateDecl& s) {
   std::string dims = join(s.dims, " ", [](const ast::SimDim& x) {

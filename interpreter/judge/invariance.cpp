@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "interpreter/model/analysis_option.hpp"
 #include "interpreter/scores/row_scope.hpp"
 #include "runtime/hash/hash.hpp"
 #include "runtime/offline/offline_model.hpp"
@@ -14,12 +15,6 @@
 namespace mirac {
 
 namespace {
-
-const ast::AnalysisOption* option(const ast::AnalysisDecl& a, const std::string& key) {
-  for (const auto& o : a.options)
-    if (o.key.name == key) return &o;
-  return nullptr;
-}
 
 std::string word(const ast::Expr& e) {
   const auto* n = std::get_if<ast::Name>(&e.node);
@@ -47,10 +42,10 @@ bool translated_levels(const Spec& spec, const ast::AnalysisOption& o, Invarianc
 
 // `sample N` and `where`, the same for every transformation.
 void optional_options(const ast::AnalysisDecl& a, InvarianceCheck& c) {
-  if (const ast::AnalysisOption* sample = option(a, "sample"); sample && sample->values.size() == 1)
+  if (const ast::AnalysisOption* sample = analysis_option(a, "sample"); sample && sample->values.size() == 1)
     if (const auto* n = std::get_if<ast::NumberLit>(&sample->values[0].value.node); n && n->value >= 0)
       c.sample = static_cast<std::size_t>(n->value);
-  if (const ast::AnalysisOption* where = option(a, "where"); where && where->values.size() == 1)
+  if (const ast::AnalysisOption* where = analysis_option(a, "where"); where && where->values.size() == 1)
     c.where = &where->values[0].value;
 }
 
@@ -74,11 +69,11 @@ std::vector<InvarianceCheck> invariance_checks(const Spec& spec) {
     InvarianceCheck c;
     c.decl = &a;
     c.name = a.name.name;
-    const ast::AnalysisOption* judge = option(a, "judge");
+    const ast::AnalysisOption* judge = analysis_option(a, "judge");
     c.judge = spec.judge_index(judge && judge->values.size() == 1 ? rater_name(judge->values[0].value) : spec.scores_rater);
-    const ast::AnalysisOption* translate = option(a, "translate");
-    const ast::AnalysisOption* rubric = option(a, "rubric");
-    const ast::AnalysisOption* levels = rubric ? option(a, "across") : translate;
+    const ast::AnalysisOption* translate = analysis_option(a, "translate");
+    const ast::AnalysisOption* rubric = analysis_option(a, "rubric");
+    const ast::AnalysisOption* levels = rubric ? analysis_option(a, "across") : translate;
     if (c.judge < 0 || !levels || !translated_levels(spec, *levels, c)) continue;
     if (rubric) {  // judged again with another rubric: no translation
       c.rubric = rubric->values.size() == 1 ? word(rubric->values[0].value) : "";
@@ -87,7 +82,7 @@ std::vector<InvarianceCheck> invariance_checks(const Spec& spec) {
       out.push_back(std::move(c));
       continue;
     }
-    const ast::AnalysisOption* translator = option(a, "translator");
+    const ast::AnalysisOption* translator = analysis_option(a, "translator");
     const auto* call = translator && translator->values.size() == 1 ? std::get_if<ast::Call>(&translator->values[0].value.node)
                                                                      : nullptr;
     const auto* model = call && call->args.size() == 1 ? std::get_if<ast::StringLit>(&call->args[0].node) : nullptr;
@@ -107,7 +102,7 @@ std::vector<InvarianceCheck> invariance_checks(const Spec& spec) {
     c.translator.params = {{"max_tokens", kTranslatorMaxTokens}, {"temperature", 0}};
     const Factor& f = spec.factors[static_cast<std::size_t>(c.factor)];
     for (int l = 0; l < static_cast<int>(f.levels.size()); ++l) c.instructions.push_back(default_translation_instruction(f, l));
-    if (const ast::AnalysisOption* given = option(a, "instruction"))
+    if (const ast::AnalysisOption* given = analysis_option(a, "instruction"))
       for (const auto& v : given->values) {
         const auto* text = std::get_if<ast::StringLit>(&v.value.node);
         const int level = v.label ? f.level_index(v.label->name) : -1;
