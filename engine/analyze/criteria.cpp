@@ -30,9 +30,9 @@ const ast::RubricDecl* rubric_of(const Spec& spec, const std::string& rater) {
 }
 
 // Tallies of one element (or of all of them) over answers or pairs.
-struct Tally {
+struct CriterionTally {
   std::size_t n = 0, met_treatment = 0, met_control = 0, dropped = 0, gained = 0;
-  void add(const Tally& o) {
+  void add(const CriterionTally& o) {
     n += o.n, met_treatment += o.met_treatment, met_control += o.met_control, dropped += o.dropped, gained += o.gained;
   }
 };
@@ -44,8 +44,8 @@ double share(std::size_t met, std::size_t n) {
 // The overall statistic's interval over seeds, from per-seed tallies, as `result[key]`
 // ([lower, upper], or null), with the interval's method and whether its design is smaller
 // than any whose coverage is verified beside it. True when it is.
-bool seed_interval(const Context& ctx, const std::vector<Tally>& per_seed,
-                   const std::function<double(const Tally&)>& statistic, nlohmann::ordered_json& result,
+bool seed_interval(const Context& ctx, const std::vector<CriterionTally>& per_seed,
+                   const std::function<double(const CriterionTally&)>& statistic, nlohmann::ordered_json& result,
                    const std::string& key) {
   result[key] = nullptr;
   if (per_seed.size() < 2) return false;
@@ -55,7 +55,7 @@ bool seed_interval(const Context& ctx, const std::vector<Tally>& per_seed,
   stats::BootstrapInterval ci = stats::cluster_bootstrap(
       cluster,
       [&](std::span<const std::size_t> rows) {
-        Tally sum;
+        CriterionTally sum;
         for (std::size_t i : rows) sum.add(per_seed[i]);
         return statistic(sum);
       },
@@ -121,12 +121,12 @@ nlohmann::ordered_json run_criteria(const Context& ctx, const ast::AnalysisDecl&
   std::size_t small_designs = 0;  // intervals over fewer seeds than their coverage is verified at
   for (const Comparison& cmp : comparisons) {
     for (const Group& g : groups) {
-      std::map<ElementKey, Tally> elements;
-      std::map<int, Tally> per_seed;
+      std::map<ElementKey, CriterionTally> elements;
+      std::map<int, CriterionTally> per_seed;
       auto add = [&](const ScoreRow& t, const ScoreRow* c) {
         const std::size_t n = c ? std::min(t.criteria.size(), c->criteria.size()) : t.criteria.size();
         for (std::size_t e = 0; e < n; ++e) {
-          Tally one;
+          CriterionTally one;
           one.n = 1;
           one.met_treatment = t.criteria[e];
           if (c) {
@@ -148,7 +148,7 @@ nlohmann::ordered_json run_criteria(const Context& ctx, const ast::AnalysisDecl&
         for (std::size_t i : g.rows) add(anchor.rows[i], nullptr);
         units = g.rows.size();
       }
-      std::vector<std::pair<ElementKey, Tally>> list(elements.begin(), elements.end());
+      std::vector<std::pair<ElementKey, CriterionTally>> list(elements.begin(), elements.end());
       std::vector<double> p;
       for (const auto& [k, t] : list) p.push_back(stats::mcnemar_exact(t.dropped, t.gained));
       std::vector<double> q(p.size(), std::numeric_limits<double>::quiet_NaN());
@@ -164,13 +164,13 @@ nlohmann::ordered_json run_criteria(const Context& ctx, const ast::AnalysisDecl&
       std::vector<std::size_t> order(list.size());
       for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
       auto key = [&](std::size_t i) {
-        const Tally& t = list[i].second;
+        const CriterionTally& t = list[i].second;
         return compared ? share(t.met_treatment, t.n) - share(t.met_control, t.n) : share(t.met_treatment, t.n);
       };
       std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return key(x) < key(y); });
 
-      Tally total;
-      std::vector<Tally> seeds;
+      CriterionTally total;
+      std::vector<CriterionTally> seeds;
       for (const auto& [s, t] : per_seed) total.add(t), seeds.push_back(t);
       nlohmann::ordered_json r = group_json(by, g);
       if (compared) {
@@ -182,7 +182,7 @@ nlohmann::ordered_json run_criteria(const Context& ctx, const ast::AnalysisDecl&
         r["share_control"] = json_number(share(total.met_control, total.n));
         r["difference"] = json_number(share(total.met_treatment, total.n) - share(total.met_control, total.n));
         small_designs += seed_interval(
-            ctx, seeds, [](const Tally& t) { return share(t.met_treatment, t.n) - share(t.met_control, t.n); }, r,
+            ctx, seeds, [](const CriterionTally& t) { return share(t.met_treatment, t.n) - share(t.met_control, t.n); }, r,
             "difference_ci");
         r["dropped"] = total.dropped;
         r["gained"] = total.gained;
@@ -190,7 +190,7 @@ nlohmann::ordered_json run_criteria(const Context& ctx, const ast::AnalysisDecl&
         r["answers"] = units;
         r["share_met"] = json_number(share(total.met_treatment, total.n));
         small_designs +=
-            seed_interval(ctx, seeds, [](const Tally& t) { return share(t.met_treatment, t.n); }, r, "share_met_ci");
+            seed_interval(ctx, seeds, [](const CriterionTally& t) { return share(t.met_treatment, t.n); }, r, "share_met_ci");
       }
       nlohmann::ordered_json items = nlohmann::ordered_json::array();
       for (std::size_t i : order) {

@@ -23,7 +23,7 @@ struct DimensionTally {
   double delta_sum = 0;
 };
 
-struct Tally {
+struct FlagTally {
   std::size_t n = 0, count = 0;
   /// Unit flags: the answers the flag can apply to at all, whatever their scores (the
   /// condition is not false with every score unknown): SAFETY_OVERTRIGGER applies to
@@ -38,14 +38,14 @@ struct Tally {
 // Per (model, arm) tallies, then the JSON list and CSV rows for them.
 struct Tallies {
   const Spec& spec;
-  std::vector<Tally> cells;
+  std::vector<FlagTally> cells;
   std::vector<std::string> dim_names;  ///< set for a pair flag's tallies
   explicit Tallies(const Spec& s) : spec(s), cells(s.models.size() * s.arms.size()) {}
   Tallies(const Spec& s, const std::vector<std::string>& dims) : Tallies(s) {
     dim_names = dims;
     for (auto& c : cells) c.dims.resize(dims.size());
   }
-  nlohmann::ordered_json dimensions_json(const Tally& t) const {
+  nlohmann::ordered_json dimensions_json(const FlagTally& t) const {
     nlohmann::ordered_json j = nlohmann::ordered_json::object();
     for (std::size_t d = 0; d < dim_names.size(); ++d) {
       const DimensionTally& dt = t.dims[d];
@@ -56,12 +56,12 @@ struct Tallies {
     }
     return j;
   }
-  Tally& at(const ScoreRow& r) { return cells[static_cast<std::size_t>(r.model) * spec.arms.size() + r.arm]; }
+  FlagTally& at(const ScoreRow& r) { return cells[static_cast<std::size_t>(r.model) * spec.arms.size() + r.arm]; }
   nlohmann::ordered_json json(const char* unit) const {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (std::size_t m = 0; m < spec.models.size(); ++m) {
       for (std::size_t a = 0; a < spec.arms.size(); ++a) {
-        const Tally& t = cells[m * spec.arms.size() + a];
+        const FlagTally& t = cells[m * spec.arms.size() + a];
         if (t.n == 0) continue;
         nlohmann::ordered_json e = {{"model", spec.models[m].name}, {"arm", spec.arms[a].name}, {"count", t.count}, {unit, t.n},
                                     {"rate", json_number(static_cast<double>(t.count) / static_cast<double>(t.n))}};
@@ -82,7 +82,7 @@ struct Tallies {
   void rows(Table& table, const std::string& flag, const std::string& pairing) const {
     for (std::size_t m = 0; m < spec.models.size(); ++m) {
       for (std::size_t a = 0; a < spec.arms.size(); ++a) {
-        const Tally& t = cells[m * spec.arms.size() + a];
+        const FlagTally& t = cells[m * spec.arms.size() + a];
         if (t.n == 0) continue;
         const bool unit = pairing.empty();
         table.rows.push_back({flag, pairing, spec.models[m].name, spec.arms[a].name, std::to_string(t.count), std::to_string(t.n),
@@ -99,7 +99,7 @@ struct Tallies {
 nlohmann::ordered_json unit_flag(const Context& ctx, const ast::FlagDecl& f, Table& table) {
   Tallies tallies(ctx.spec);
   for (const auto& r : ctx.scores.rows) {
-    Tally& t = tallies.at(r);
+    FlagTally& t = tallies.at(r);
     ++t.n;
     try {
       if (holds(f.when, ctx.spec, ctx.scores, r)) ++t.count;
@@ -147,7 +147,7 @@ bool add_noise_floor(const Context& ctx, const ast::FlagDecl& f, const ast::Pair
           return false;
         }
         for (Tallies* t : into) {
-          Tally& cell = t->at(a);
+          FlagTally& cell = t->at(a);
           ++cell.noise_n;
           cell.noise_count += set ? 1 : 0;
         }
@@ -210,7 +210,7 @@ nlohmann::ordered_json pair_flag(const Context& ctx, const ast::FlagDecl& f, Tab
         return nullptr;
       }
       for (Tallies* t : {&tallies, &total}) {
-        Tally& cell = t->at(a);
+        FlagTally& cell = t->at(a);
         ++cell.n;
         cell.count += set ? 1 : 0;
         for (std::size_t d = 0; d < cell.dims.size(); ++d) {

@@ -46,8 +46,6 @@ std::string values_label(const Spec& spec, const Json* obj) {
   return fmt::format("{}", fmt::join(values, " / "));
 }
 
-std::string count_of(const Json* j, const char* key) { return count(number(member(j, key))); }
-
 void lmm(const Context& ctx, const Item& item, const Json& a, std::vector<Block>& out) {
   const std::string name = text(member(&a, "name"));
   const Json* fixed_list = member(&a, "fixed");

@@ -10,6 +10,7 @@
 
 #include "interpreter/eval/eval.hpp"
 #include "interpreter/format/format.hpp"
+#include "runtime/report/numbers.hpp"
 
 namespace mirac::report {
 
@@ -37,6 +38,15 @@ std::string text(const Json* j) {
   if (j->is_string()) return j->get<std::string>();
   if (j->is_number() || j->is_boolean()) return j->dump();
   return "";
+}
+
+std::string count_of(const Json* j, const char* key) { return count(number(member(j, key))); }
+
+std::string group_label(const Json& group, const std::vector<std::string>& by) {
+  if (by.empty()) return "all";
+  std::vector<std::string> values;
+  for (const auto& v : by) values.push_back(text(member(&group, v)));
+  return fmt::format("{}", fmt::join(values, " / "));
 }
 
 namespace {

@@ -97,6 +97,10 @@ const Json* named_entry(const Json& results, const std::string& list, const std:
 std::optional<double> number(const Json* j);
 /// A string as is, a number or boolean as text, else "".
 std::string text(const Json* j);
+/// The whole number `j[key]` for a table cell (numbers.hpp's `count`).
+std::string count_of(const Json* j, const char* key);
+/// A group of results.json by its `by` values, as "mini / high"; "all" without any.
+std::string group_label(const Json& group, const std::vector<std::string>& by);
 
 // --- shared pieces ----------------------------------------------------------------------
 

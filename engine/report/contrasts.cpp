@@ -18,13 +18,6 @@ std::vector<std::string> strings(const Json* list) {
   return out;
 }
 
-std::string group_label(const Json& group, const std::vector<std::string>& by) {
-  if (by.empty()) return "all";
-  std::vector<std::string> values;
-  for (const auto& v : by) values.push_back(text(member(&group, v)));
-  return fmt::format("{}", fmt::join(values, " / "));
-}
-
 // "95% CI, 2000 resamples" from the first interval, else from the manifest.
 std::string interval_kind(const Json& results, const std::vector<const Json*>& contrasts) {
   for (const Json* c : contrasts) {

@@ -14,16 +14,6 @@ namespace mirac::report {
 
 namespace {
 
-std::string count_of(const Json* j, const char* key) { return count(number(member(j, key))); }
-
-// "mini / high" for a point of results.json, from its `by` values.
-std::string group_label(const Json& point, const std::vector<std::string>& by) {
-  if (by.empty()) return "all";
-  std::string label;
-  for (const auto& v : by) label += (label.empty() ? "" : " / ") + text(member(&point, v));
-  return label;
-}
-
 void spearman_figures(const Item& item, const Json& a, const std::vector<std::string>& by, std::vector<Block>& out) {
   const std::string name = text(member(&a, "name"));
   const std::string against = text(member(&a, "against"));

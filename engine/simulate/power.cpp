@@ -121,7 +121,7 @@ struct Design {
   std::vector<Estimated> truth;
 };
 
-struct Tally {
+struct ReplicateTally {
   std::vector<double> estimates;  ///< in replicate order (see by_replicate), once the work is done
   /// (replicate, estimate) as the threads finish them: sorted by replicate before any sum,
   /// so that a study gives the same numbers on any number of threads.
@@ -135,7 +135,7 @@ double mean_of(const std::vector<double>& v) {
   return v.empty() ? Estimate::nan : s / static_cast<double>(v.size());
 }
 
-QuantitySummary summarise(const Estimated& truth, const Tally& t, std::size_t seeds) {
+QuantitySummary summarise(const Estimated& truth, const ReplicateTally& t, std::size_t seeds) {
   QuantitySummary q;
   q.source = truth.id.source, q.kind = truth.id.kind, q.label = truth.id.label, q.seeds = seeds;
   q.truth = truth.value.estimate;
@@ -272,7 +272,7 @@ PowerStudy simulate_power(const Spec& spec, const PowerOptions& options, const S
 
   // The replicates, shared out between threads; replicate r of every design draws from the
   // same stream, so a seed's scores are the same in a design of 30 seeds and one of 60.
-  std::vector<std::unordered_map<std::string, Tally>> tallies(designs.size());
+  std::vector<std::unordered_map<std::string, ReplicateTally>> tallies(designs.size());
   std::map<std::string, std::size_t> warnings;
   std::mutex mutex;
   std::atomic<std::size_t> next{0}, done{0};
@@ -291,7 +291,7 @@ PowerStudy simulate_power(const Spec& spec, const PowerOptions& options, const S
       std::lock_guard lock(mutex);
       for (const auto& dg : diags.all()) ++warnings[with_numbers_as_n(dg.message)];
       for (const auto& e : found) {
-        Tally& t = tallies[di][e.id.key()];
+        ReplicateTally& t = tallies[di][e.id.key()];
         if (std::isnan(e.value.estimate)) continue;
         t.by_replicate.emplace_back(r, e.value.estimate);
         auto truth = std::find_if(d.truth.begin(), d.truth.end(), [&](const Estimated& x) { return x.id.key() == e.id.key(); });
