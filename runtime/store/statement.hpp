@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <string>
+#include <string_view>
 
 namespace mirac {
 
@@ -27,6 +28,11 @@ class Stmt {
   std::string text(int col) {
     auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s_, col));
     return p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(s_, col))) : std::string();
+  }
+  /// The column's text without a copy: valid until the next step, reset or column call.
+  std::string_view text_view(int col) {
+    auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s_, col));
+    return p ? std::string_view(p, static_cast<size_t>(sqlite3_column_bytes(s_, col))) : std::string_view();
   }
   double real(int col) { return sqlite3_column_double(s_, col); }
   long long integer(int col) { return sqlite3_column_int64(s_, col); }

@@ -112,6 +112,39 @@ TEST_CASE("store rows: what another connection wrote is found, and its answers a
   CHECK(st.pending == 1);
 }
 
+TEST_CASE("store rows: hex digests, hashes that only look like them and other keys are told apart") {
+  // The rows are kept in memory by the 32 bytes of a lower-case hex SHA-256, and by the
+  // text for anything else: the forms must not meet.
+  const std::string hex(64, 'a');
+  std::string upper = hex;
+  upper[0] = 'A';
+  std::string near = hex;
+  near[63] = 'b';
+  std::string longer = hex + "0";
+  std::string with_g = hex;
+  with_g[10] = 'g';
+  const std::vector<std::string> hashes = {hex, upper, near, longer, with_g, "h", std::string(64, '0')};
+  test::TempDir dir;
+  std::string error;
+  auto writer = Store::open(dir.path, error);
+  auto reader = Store::open(dir.path, error);
+  REQUIRE_MESSAGE((writer && reader), error);
+  for (const auto& h : hashes) REQUIRE(writer->record_answer(answer_for(h), attempt_for(h)));
+  std::string missing = hex;
+  missing[31] = 'c';
+  CHECK(reader->brief(missing) == nullptr);  // reads every row there is
+  for (const auto& h : hashes) {
+    INFO(h);
+    REQUIRE(reader->brief(h));
+    CHECK(reader->brief(h)->text == "answer " + h);
+    CHECK(writer->brief(h)->text == "answer " + h);
+  }
+  // A failed answer written again by the reader updates the one row of its exact hash.
+  REQUIRE(writer->record_answer(answer_for(hex + "1", "failed"), attempt_for(hex + "1")));
+  REQUIRE(reader->record_answer(answer_for(hex + "1"), attempt_for(hex + "1")));
+  CHECK(query(dir.path / "store.sqlite", "SELECT count(*) FROM answers") == std::to_string(hashes.size() + 1));
+}
+
 TEST_CASE("store rows: a rolled-back batch leaves no row behind, in the store or in memory") {
   test::TempDir dir;
   std::string error;
