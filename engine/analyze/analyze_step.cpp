@@ -60,7 +60,7 @@ std::vector<std::string> compared_raters(const Spec& spec) {
 
 // What the analysis reads of the store's answers besides their scores.
 struct StoredAnswers {
-  std::unordered_set<std::string> done;
+  HashSet done;
   std::unordered_map<std::string, Store::Marks> marked;  ///< those the servers did not treat as asked
   std::unordered_map<std::string, Store::Stamp> stamps;  ///< as what and when each came back
 };

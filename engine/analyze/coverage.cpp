@@ -23,7 +23,7 @@ nlohmann::ordered_json count_json(const Count& c) {
 
 }  // namespace
 
-nlohmann::ordered_json score_coverage(const Spec& spec, const Plan& plan, const std::unordered_set<std::string>& done,
+nlohmann::ordered_json score_coverage(const Spec& spec, const Plan& plan, const HashSet& done,
                                       const ScoreTable& table, Diagnostics& diags) {
   std::unordered_set<std::string> scored;
   for (const auto& r : table.rows) scored.insert(answer_key(r));
@@ -104,7 +104,7 @@ std::vector<std::string> dimensions_read(const ast::AnalysisDecl& a, const Score
 
 }  // namespace
 
-void add_unused_answers(const Spec& spec, const Plan& plan, const std::unordered_set<std::string>& done,
+void add_unused_answers(const Spec& spec, const Plan& plan, const HashSet& done,
                         const ScoreTable& table, SourceManager& sources, nlohmann::ordered_json& analyses) {
   if (!analyses.is_array()) return;
   // The stored answers the rater left unscored, as rows without scores, for `where` to select.

@@ -12,6 +12,7 @@
 
 #include "interpreter/plan/plan.hpp"
 #include "interpreter/scores/scores.hpp"
+#include "runtime/store/hash_set.hpp"
 
 namespace mirac::analyze {
 
@@ -22,7 +23,7 @@ inline constexpr double kUnscoredSkew = 0.05;
 /// results.json's `coverage`: `rater`, `answers`, `scored`, `unscored`, `by_model` and
 /// `by_factor` (each level's answers, unscored and share). `done` holds the hashes of the
 /// stored answers; `table` is what the analyses read.
-nlohmann::ordered_json score_coverage(const Spec& spec, const Plan& plan, const std::unordered_set<std::string>& done,
+nlohmann::ordered_json score_coverage(const Spec& spec, const Plan& plan, const HashSet& done,
                                       const ScoreTable& table, Diagnostics& diags);
 
 }  // namespace mirac::analyze
@@ -33,7 +34,7 @@ namespace mirac::analyze {
 /// what the analysis could not use among the answers its `where` selects: `unscored`
 /// (answers the rater left unscored; none when the scores come from a file, `done` empty),
 /// and `not_applicable`, per dimension it reads, the scored rows where that score is N/A.
-void add_unused_answers(const Spec& spec, const Plan& plan, const std::unordered_set<std::string>& done,
+void add_unused_answers(const Spec& spec, const Plan& plan, const HashSet& done,
                         const ScoreTable& table, SourceManager& sources, nlohmann::ordered_json& analyses);
 
 }  // namespace mirac::analyze

@@ -71,7 +71,7 @@ Outcome import_annotations(Audit& audit, const std::string& file, const std::str
   Outcome opened;
   auto store = open_store(audit, opened);
   if (!store) return opened;
-  const std::unordered_set<std::string> done = store->done_hashes();
+  const HashSet done = store->done_hashes();
   std::unordered_set<std::string> planned;
   for (const auto& r : audit.plan().requests) planned.insert(r.call.hash);
   const std::string selected = selection_said(audit.options);  // the plan is the selection's

@@ -65,7 +65,7 @@ Outcome sample_answers(const Audit& audit, Store& store, const SampleOptions& o,
                                                     "cell or seed field of the spec",
                                                     v));
   if (o.n == 0) return Outcome::fail(kUsageError, "mirac annotate: --n must be at least 1");
-  const std::unordered_set<std::string> done = store.done_hashes();
+  const HashSet done = store.done_hashes();
   std::unordered_set<std::string> seen;
   std::map<std::vector<std::string>, std::vector<std::size_t>> by_stratum;
   for (std::size_t i = 0; i < plan.requests.size(); ++i) {

@@ -86,7 +86,7 @@ std::vector<char> done_rows(Store& store, const Plan& plan, const std::vector<st
   return done;
 }
 
-std::vector<char> done_rows(const std::unordered_set<std::string>& done, const Plan& plan,
+std::vector<char> done_rows(const HashSet& done, const Plan& plan,
                             const std::vector<std::size_t>& rows) {
   std::vector<char> out(rows.size(), 0);
   for (std::size_t i = 0; i < rows.size(); ++i) out[i] = done.count(plan.requests[rows[i]].call.hash) ? 1 : 0;

@@ -40,7 +40,7 @@ AnswerMarks count_marks(const Spec& spec, const Plan& plan, const std::vector<st
 /// Which of `rows` have a done answer in `store`, by position, from one scan of it.
 std::vector<char> done_rows(Store& store, const Plan& plan, const std::vector<std::size_t>& rows);
 /// The same from the set of the store's done hashes (Store::done_hashes).
-std::vector<char> done_rows(const std::unordered_set<std::string>& done, const Plan& plan,
+std::vector<char> done_rows(const HashSet& done, const Plan& plan,
                             const std::vector<std::size_t>& rows);
 
 /// results.json's and `mirac status --json`'s `answers_marked`: `answers`, `cut`,

@@ -95,7 +95,7 @@ Outcome check_ready_to_send(const Audit& audit, const Selection& selection, bool
   for (std::size_t j = 0; j < probes.size() && judging; ++j)
     if (spec.providers.count(spec.judges[j].provider)) keyed.push_back(probes[j]);
   // The answers still to buy: a resumed run needs no key for what its store already holds.
-  std::unordered_set<std::string> done;
+  HashSet done;
   if (audit.has_store()) {
     std::string error;
     if (auto store = Store::open(audit.run_dir, error)) done = store->done_hashes();

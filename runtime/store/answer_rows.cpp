@@ -2,36 +2,8 @@
 
 namespace mirac {
 
-std::optional<AnswerRows::Digest> AnswerRows::digest_of(std::string_view hash) {
-  if (hash.size() != 64) return std::nullopt;
-  Digest d{};
-  for (std::size_t i = 0; i < 64; ++i) {
-    const char c = hash[i];
-    std::uint64_t nibble = 0;
-    if (c >= '0' && c <= '9') nibble = static_cast<std::uint64_t>(c - '0');
-    else if (c >= 'a' && c <= 'f') nibble = static_cast<std::uint64_t>(c - 'a' + 10);
-    else return std::nullopt;
-    d[i / 16] = (d[i / 16] << 4) | nibble;
-  }
-  return d;
-}
-
-long long* AnswerRows::lookup(std::string_view hash) {
-  if (auto d = digest_of(hash)) {
-    auto it = digests_.find(*d);
-    return it == digests_.end() ? nullptr : &it->second;
-  }
-  auto it = others_.find(std::string(hash));
-  return it == others_.end() ? nullptr : &it->second;
-}
-
-void AnswerRows::insert(std::string_view hash, long long row) {
-  if (auto d = digest_of(hash)) digests_.emplace(*d, row);
-  else others_.emplace(std::string(hash), row);
-}
-
 bool AnswerRows::find(sqlite3* db, const std::string& hash, long long& row) {
-  long long* found = lookup(hash);
+  long long* found = rows_.find(hash);
   if (!found) {
     if (!version_query_) version_query_ = std::make_unique<Stmt>(db, "PRAGMA data_version");
     long long version = -1;
@@ -42,7 +14,7 @@ bool AnswerRows::find(sqlite3* db, const std::string& hash, long long& row) {
     if (version != version_) {
       if (!catch_up(db)) return false;
       version_ = version;
-      found = lookup(hash);
+      found = rows_.find(hash);
     }
   }
   row = found ? *found : 0;
@@ -50,21 +22,20 @@ bool AnswerRows::find(sqlite3* db, const std::string& hash, long long& row) {
 }
 
 void AnswerRows::add(const std::string& hash, long long row) {
-  insert(hash, row);
+  rows_.emplace(hash, row);
   if (row > last_seen_) last_seen_ = row;
 }
 
 void AnswerRows::clear() {
-  digests_.clear();
-  others_.clear();
+  rows_.clear();
   last_seen_ = 0;
   version_ = -1;
 }
 
 bool AnswerRows::catch_up(sqlite3* db) {
-  if (digests_.empty() && others_.empty()) {
+  if (rows_.empty()) {
     Stmt count(db, "SELECT max(id) FROM answers");
-    if (count.ok() && count.step() == SQLITE_ROW) digests_.reserve(static_cast<std::size_t>(count.integer(0)));
+    if (count.ok() && count.step() == SQLITE_ROW) rows_.reserve(static_cast<std::size_t>(count.integer(0)));
   }
   // A range of the table's own key: reads only the pages holding the new rows.
   if (!new_rows_query_) new_rows_query_ = std::make_unique<Stmt>(db, "SELECT id, hash FROM answers WHERE id > ? ORDER BY id");
@@ -74,7 +45,7 @@ bool AnswerRows::catch_up(sqlite3* db) {
   int rc = SQLITE_ROW;
   while ((rc = q.step()) == SQLITE_ROW) {
     const long long id = q.integer(0);
-    insert(q.text_view(1), id);
+    rows_.emplace(q.text_view(1), id);
     last_seen_ = id;
   }
   q.reset();  // ends the read: a kept statement must not hold a transaction open

@@ -6,23 +6,15 @@
 // everything else the run wrote. Rows are only ever appended (a failed answer is updated in
 // place, keeping its row), so the map is brought up to date by reading the rows numbered
 // after the last one it has seen, which costs nothing when there are none.
-//
-// A request hash (64 lower-case hex digits) is kept as its 32 bytes: no allocation per row,
-// and about half the memory of a string key (issue 29: a run at ten times MIRA keeps some
-// 860,000 of them). Anything else a store may hold as a hash is kept as it is.
+// Hashes are held as their digests (hash_set.hpp).
 #pragma once
 
 #include <sqlite3.h>
 
-#include <array>
-#include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
-#include <string_view>
-#include <unordered_map>
 
-#include "runtime/store/hash_key.hpp"
+#include "runtime/store/hash_set.hpp"
 #include "runtime/store/statement.hpp"
 
 namespace mirac {
@@ -44,18 +36,8 @@ class AnswerRows {
   }
 
  private:
-  using Digest = std::array<std::uint64_t, 4>;
-  struct DigestKey {
-    std::size_t operator()(const Digest& d) const noexcept { return static_cast<std::size_t>(d[0] * 0x9E3779B97F4A7C15ull); }
-  };
-  /// The 32 bytes of a lower-case hex SHA-256; none for any other text.
-  static std::optional<Digest> digest_of(std::string_view hash);
-  long long* lookup(std::string_view hash);
-  void insert(std::string_view hash, long long row);
-
   bool catch_up(sqlite3* db);
-  std::unordered_map<Digest, long long, DigestKey> digests_;
-  std::unordered_map<std::string, long long, RequestHashKey> others_;
+  HashMap<long long> rows_;
   long long last_seen_ = 0;
   /// PRAGMA data_version when the map was last brought up to date: it changes when another
   /// connection commits, so a miss costs a look-up of the table only then (every new answer

@@ -206,10 +206,10 @@ bool Store::lock_for_run(std::string& error) {
   return true;
 }
 
-std::unordered_set<std::string> Store::done_hashes() {
-  std::unordered_set<std::string> out;
+HashSet Store::done_hashes() {
+  HashSet out;
   Stmt q(impl_->db, "SELECT hash FROM answers WHERE status = 'done'");
-  while (q.ok() && q.step() == SQLITE_ROW) out.insert(q.text(0));
+  while (q.ok() && q.step() == SQLITE_ROW) out.insert(q.text_view(0));
   return out;
 }
 

@@ -14,6 +14,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "runtime/store/hash_set.hpp"
+
 namespace mirac {
 
 /// One attempt at sending a request (the `attempts` table).
@@ -94,7 +96,7 @@ class Store {
   bool cap_pages(long long pages);
 
   /// Hashes with a stored successful answer (loaded once per run to skip them).
-  std::unordered_set<std::string> done_hashes();
+  HashSet done_hashes();
   /// What a scan of every stored answer gives of each (scan_states). The views last for the
   /// call of the visitor only.
   struct ScannedAnswer {

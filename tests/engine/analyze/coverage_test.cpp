@@ -26,7 +26,7 @@ judge j = openai("gpt-5.4-mini") { rubric tiny }
   auto c = mirac::compile(dir / "c.audit", {});
   fs::remove_all(dir);
   REQUIRE(c->ok());
-  std::unordered_set<std::string> done;
+  mirac::HashSet done;
   for (const auto& r : c->plan.requests) done.insert(r.call.hash);
   // Every plain answer scored; of the warm ones only s1's.
   mirac::analyze::ScoreTable table;

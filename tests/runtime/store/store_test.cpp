@@ -77,7 +77,8 @@ TEST_CASE("store: answers round-trip, done hashes, status by cause") {
   CHECK(got->text == "answer a");
   CHECK(got->provider_request_id == "req_a");
   CHECK(got->input_tokens == 10);
-  CHECK(store->done_hashes() == std::unordered_set<std::string>{"a"});
+  CHECK(store->done_hashes().size() == 1);
+  CHECK(store->done_hashes().count("a"));
   auto st = store->status({"a", "b", "c", "c"});
   CHECK(st.done == 1);
   CHECK(st.pending == 1);
