@@ -10,7 +10,7 @@ namespace mirac {
 
 namespace {
 
-constexpr const char* kSchema = R"sql(
+constexpr const char* kAnnotationsSchema = R"sql(
 CREATE TABLE IF NOT EXISTS annotations (
   answer_hash TEXT NOT NULL, annotator TEXT NOT NULL, dimension TEXT NOT NULL,
   value REAL, comment TEXT NOT NULL, source TEXT NOT NULL, imported_at REAL NOT NULL,
@@ -24,7 +24,7 @@ std::unique_ptr<AnnotationStore> AnnotationStore::open(const std::filesystem::pa
   std::unique_ptr<AnnotationStore> s(new AnnotationStore());
   s->connection_ = StoreConnection::open(dir / "store.sqlite", StoreConnection::Mode::read_write, error);
   if (!s->connection_) return nullptr;
-  if (!s->connection_->exec(kSchema, error)) {
+  if (!s->connection_->exec(kAnnotationsSchema, error)) {
     error = fmt::format("cannot open store {}: {}", s->connection_->file().string(), error);
     return nullptr;
   }

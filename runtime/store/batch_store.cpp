@@ -13,7 +13,7 @@ namespace {
 
 // A request is kept as its call (what build_body needs), its system prompt once per
 // distinct text: a judge's instructions are the same kilobytes in every request.
-constexpr const char* kSchema = R"sql(
+constexpr const char* kBatchSchema = R"sql(
 CREATE TABLE IF NOT EXISTS batches (
   local_id TEXT PRIMARY KEY, provider TEXT NOT NULL, model TEXT NOT NULL, protocol TEXT NOT NULL,
   base_url TEXT NOT NULL, key_env TEXT NOT NULL, state TEXT NOT NULL, remote_id TEXT NOT NULL,
@@ -84,7 +84,7 @@ std::unique_ptr<BatchStore> BatchStore::open(const std::filesystem::path& dir, s
   std::unique_ptr<BatchStore> s(new BatchStore());
   s->connection_ = StoreConnection::open(dir / "store.sqlite", StoreConnection::Mode::read_write, error);
   if (!s->connection_) return nullptr;
-  if (!s->connection_->exec(kSchema, error)) {
+  if (!s->connection_->exec(kBatchSchema, error)) {
     error = fmt::format("cannot open store {}: {}", s->connection_->file().string(), error);
     return nullptr;
   }

@@ -7,7 +7,7 @@
 namespace mirac {
 namespace {
 
-constexpr const char* kAnswerColumns =
+constexpr const char* kColumnsBeforeWarnings =
     "hash,status,provider,model,http_status,text,finish_reason,truncated,returned_model,provider_request_id,"
     "system_fingerprint,input_tokens,output_tokens,latency_s,started_at,ended_at,cost_usd,cause,message,attempts";
 
@@ -84,7 +84,7 @@ bool migrate(StoreConnection& c) {
   std::string sql = "ALTER TABLE answers RENAME TO old_answers;";
   if (bodies_table) sql += "ALTER TABLE bodies RENAME TO old_bodies;";
   sql += answers_and_bodies() + kAttemptsAndParts;
-  sql += fmt::format("INSERT INTO answers ({0},warnings) SELECT {0},{1} FROM old_answers ORDER BY rowid;", kAnswerColumns,
+  sql += fmt::format("INSERT INTO answers ({0},warnings) SELECT {0},{1} FROM old_answers ORDER BY rowid;", kColumnsBeforeWarnings,
                      warnings ? "warnings" : "''");
   sql += kHashIndex;
   if (bodies_table)
