@@ -95,16 +95,20 @@ Outcome check_ready_to_send(const Audit& audit, const Selection& selection, bool
   for (std::size_t j = 0; j < probes.size() && judging; ++j)
     if (spec.providers.count(spec.judges[j].provider)) keyed.push_back(probes[j]);
   // The answers still to buy: a resumed run needs no key for what its store already holds.
-  HashSet done;
-  if (audit.has_store()) {
-    std::string error;
-    if (auto store = Store::open(audit.run_dir, error)) done = store->done_hashes();
-  }
-  std::vector<ModelCall> to_send;
-  for (std::size_t row : selection.rows)
-    if (!done.count(audit.plan().requests[row].call.hash)) to_send.push_back(audit.plan().requests[row].call);
+  // Reading what it holds is a pass over the store, so only when some key is missing at all.
+  CallRefs selected;
+  selected.reserve(selection.rows.size());
+  for (std::size_t row : selection.rows) selected.push_back(&audit.plan().requests[row].call);
   const Environment& env = environment(audit.options);
-  const std::vector<MissingKey> answers = missing_keys(to_send, env), judges = missing_keys(keyed, env);
+  std::vector<MissingKey> answers = missing_keys(selected, env);
+  if (!answers.empty() && audit.has_store()) {
+    std::string error;
+    if (auto store = Store::open(audit.run_dir, error)) {
+      const HashSet done = store->done_hashes();
+      answers = missing_keys(selected, env, [&done](const ModelCall& c) { return !done.count(c.hash); });
+    }
+  }
+  const std::vector<MissingKey> judges = missing_keys(keyed, env);
   if (!answers.empty() || !judges.empty()) {
     // Every missing key at once, answers' and judges' together, so that one fix is enough.
     std::map<std::string, std::pair<std::string, std::string>> needs;  // key_env -> (answers, judges)
