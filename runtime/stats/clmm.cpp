@@ -73,103 +73,85 @@ Eigen::VectorXd start_value(const LaplaceProblem& prob) {
   return v;
 }
 
-// Minimises nll over x: quasi-Newton (BFGS updates of a Hessian that starts as central
-// differences of the analytic gradient), then Newton steps with a fresh difference Hessian
-// to polish. Each difference Hessian costs 2m gradients, a BFGS step one: on MIRA's 21,600
-// rows and ~35 parameters this is what keeps the fit under a second. Directions are
-// eigenvalue-modified (always downhill), capped at 2 log-odds units, with Armijo
-// backtracking.
+// The Hessian in x from the natural one: J' H J with J = d theta / d x, plus the gradient
+// times theta's second derivatives, of which only d2 theta_i / dx_j^2 = exp(x_j), 1 <= j <= i,
+// are not zero: on the diagonal they add exp(x_j) sum_{i >= j} g_i, x's own gradient.
+Eigen::MatrixXd hessian_in_x(const Eigen::MatrixXd& H_natural, const Eigen::VectorXd& g_natural,
+                             const Eigen::VectorXd& x, Eigen::Index k) {
+  Eigen::MatrixXd J = Eigen::MatrixXd::Identity(x.size(), x.size());
+  for (Eigen::Index i = 0; i < k; ++i)
+    for (Eigen::Index j = 1; j <= i; ++j) J(i, j) = std::exp(x[j]);
+  for (Eigen::Index i = 1; i < k; ++i) J(i, 0) = 1.0;
+  Eigen::MatrixXd H = J.transpose() * H_natural * J;
+  const Eigen::VectorXd g = gradient_in_x(g_natural, x, k);
+  for (Eigen::Index j = 1; j < k; ++j) H(j, j) += g[j];
+  return H;
+}
+
+// Minimises nll over x by Newton's method on the exact Hessian (clmm_laplace_hessian.cpp),
+// which costs about two passes over the rows, as a gradient does: so every step is a full
+// Newton step, and it converges quadratically. Directions are eigenvalue-modified (always
+// downhill), capped at 2 log-odds units, with Armijo backtracking.
 LaplaceOptimum maximise(const LaplaceProblem& prob, const ClmmOptions& opt) {
-  const Eigen::Index k = prob.thresholds(), m = prob.parameters(), tau = m - 1;
+  const Eigen::Index k = prob.thresholds(), tau = prob.parameters() - 1;
   Eigen::VectorXd x = from_natural(start_value(prob), k);
   std::vector<double> modes(prob.group_count(), 0.0);
   auto value = [&](const Eigen::VectorXd& y, std::vector<double>& warm) {
-    LaplaceValue e = prob.evaluate(to_natural(y, k), warm);
+    LaplaceValue e = prob.evaluate(to_natural(y, k), warm, LaplaceDerivatives::hessian);
+    e.hessian = hessian_in_x(e.hessian, e.gradient, y, k);
     e.gradient = gradient_in_x(e.gradient, y, k);
     return e;
   };
-  auto difference_hessian = [&](const Eigen::VectorXd& y) {
-    Eigen::MatrixXd H(m, m);
-    for (Eigen::Index j = 0; j < m; ++j) {
-      const double h = 1e-5 * std::max(std::fabs(y[j]), 1.0);
-      Eigen::VectorXd up = y, down = y;
-      up[j] += h;
-      down[j] -= h;
-      std::vector<double> w1 = modes, w2 = modes;
-      H.col(j) = (value(up, w1).gradient - value(down, w2).gradient) / (2.0 * h);
-    }
-    return Eigen::MatrixXd(0.5 * (H + H.transpose()));
-  };
   LaplaceOptimum out;
   LaplaceValue e = value(x, modes);
-  Eigen::MatrixXd H = difference_hessian(x);
-  bool polishing = false;  // past the quasi-Newton phase: H is a difference Hessian at x
-  bool fresh = true;       // H was computed at the current x
-  int newton_steps = 0;    // steps taken while polishing
+  int steps_below_rounding = 0;
   while (out.iterations < opt.max_iterations) {
     ++out.iterations;
     Eigen::VectorXd g = e.gradient;
-    Eigen::MatrixXd Hs = H;
+    Eigen::MatrixXd H = e.hessian;
     // sigma held at its floor while the likelihood still falls towards zero variance
     if (x[tau] <= kMinLogSd && g[tau] > 0.0) {
-      Hs.row(tau).setZero();
-      Hs.col(tau).setZero();
-      Hs(tau, tau) = 1.0;
+      H.row(tau).setZero();
+      H.col(tau).setZero();
+      H(tau, tau) = 1.0;
       g[tau] = 0.0;
     }
-    Eigen::VectorXd s = newton_direction(Hs, g);
+    if (!g.allFinite() || !H.allFinite()) break;
+    Eigen::VectorXd s = newton_direction(H, g);
     const double longest = s.cwiseAbs().maxCoeff();
     if (longest > 2.0) s *= 2.0 / longest;
-    // A tenth of the tolerance: with a difference Hessian the step is the distance to the
+    // A tenth of the tolerance: with the exact Hessian the step is the distance to the
     // optimum, and below that the likelihood is flat to rounding.
-    const bool small = longest < 0.1 * opt.step_tolerance;
+    if (longest < 0.1 * opt.step_tolerance) break;
+    // Near the optimum the decrease a Newton step promises (~ g's / 2) falls below the
+    // rounding of a sum over thousands of rows; there the gradient, not the value, says
+    // whether the step helps, and a shorter step cannot help more.
+    const bool below_rounding = 0.5 * std::fabs(g.dot(s)) < 1e-12 * std::max(1.0, std::fabs(e.nll));
     double t = 1.0;
     Eigen::VectorXd next;
     std::vector<double> next_modes;
     LaplaceValue f;
-    if (!small) {
-      auto trial = [&](double step) {
-        next = x + step * s;
-        next[tau] = std::max(next[tau], kMinLogSd);
-        next_modes = modes;
-        f = value(next, next_modes);
-      };
-      trial(t);
-      // Near the optimum the decrease a Newton step promises (~ g's / 2) falls below the
-      // rounding of a sum over thousands of rows; there the gradient, not the value, says
-      // whether the step helps.
-      const bool below_rounding = polishing && 0.5 * std::fabs(g.dot(s)) < 1e-12 * std::max(1.0, std::fabs(e.nll));
-      auto accepted = [&] {
-        if (below_rounding)
-          return f.nll <= e.nll + 1e-12 * std::max(1.0, std::fabs(e.nll)) &&
-                 f.gradient.cwiseAbs().maxCoeff() < e.gradient.cwiseAbs().maxCoeff();
-        return f.nll <= e.nll + 1e-4 * t * g.dot(s);
-      };
-      while (!accepted() && t > 1e-10) trial(t *= 0.5);
-    }
-    if (small || t <= 1e-10) {
-      // converged or stuck: with a difference Hessian taken at x that is the end; else take
-      // one here and go on with Newton steps
-      if (fresh || newton_steps >= 5) break;
-      H = difference_hessian(x);
-      polishing = fresh = true;
-      continue;
-    }
-    // BFGS update of the Hessian (Nocedal & Wright 6.19), skipped without curvature
-    const Eigen::VectorXd dx = next - x, dg = f.gradient - e.gradient;
-    const double curvature = dx.dot(dg);
+    auto trial = [&](double step) {
+      next = x + step * s;
+      next[tau] = std::max(next[tau], kMinLogSd);
+      next_modes = modes;
+      f = value(next, next_modes);
+    };
+    auto accepted = [&] {
+      if (below_rounding)
+        return f.nll <= e.nll + 1e-12 * std::max(1.0, std::fabs(e.nll)) &&
+               f.gradient.cwiseAbs().maxCoeff() < e.gradient.cwiseAbs().maxCoeff();
+      return f.nll <= e.nll + 1e-4 * t * g.dot(s);
+    };
+    trial(t);
+    if (below_rounding && !accepted()) break;  // at the optimum to rounding
+    while (!accepted() && t > 1e-10) trial(t *= 0.5);
+    if (t <= 1e-10) break;  // stuck: clmm_fit reports what the gradient and Hessian say
     x = next;
     modes = next_modes;
     e = f;
-    fresh = false;
-    if (polishing) {
-      if (++newton_steps >= 5) break;  // Newton converges in one or two; more is rounding noise
-      H = difference_hessian(x);  // Newton from here on
-      fresh = true;
-    } else if (curvature > 1e-12 * dx.norm() * dg.norm()) {
-      const Eigen::VectorXd Hdx = H * dx;
-      H += dg * dg.transpose() / curvature - Hdx * Hdx.transpose() / dx.dot(Hdx);
-    }
+    // Newton converges in one or two steps once the change is below rounding; more is noise
+    if (below_rounding && ++steps_below_rounding >= 5) break;
   }
   out.natural = to_natural(x, k);
   return out;
@@ -201,7 +183,7 @@ ClmmFit clmm_fit(const Design& design, const std::vector<std::string>& categorie
   const Eigen::Index k = prob.thresholds(), p = design.X.cols(), m = prob.parameters(), tau = m - 1;
   const LaplaceOptimum opt = maximise(prob, options);
   std::vector<double> modes(prob.group_count(), 0.0);
-  const LaplaceValue e = prob.evaluate(opt.natural, modes);
+  const LaplaceValue e = prob.evaluate(opt.natural, modes, LaplaceDerivatives::hessian);
 
   ClmmFit fit;
   fit.categories = categories;
@@ -219,13 +201,7 @@ ClmmFit clmm_fit(const Design& design, const std::vector<std::string>& categorie
   // At a boundary the Hessian in log sigma vanishes; the SEs of the others are those with
   // sigma held at its estimate (the inverse of their block of the Hessian).
   const Eigen::Index free = boundary ? m - 1 : m;
-  auto grad = [&](const Eigen::VectorXd& v) {
-    Eigen::VectorXd full = opt.natural;
-    full.head(free) = v;
-    std::vector<double> warm = modes;
-    return Eigen::VectorXd(prob.evaluate(full, warm).gradient.head(free));
-  };
-  const Eigen::MatrixXd H = hessian_from_gradient_central(grad, Eigen::VectorXd(opt.natural.head(free)));
+  const Eigen::MatrixXd H = e.hessian.topLeftCorner(free, free);
   const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(H);
   const double ev_min = eig.eigenvalues().minCoeff(), ev_max = eig.eigenvalues().maxCoeff();
   c.hessian_positive_definite = std::isfinite(ev_min) && ev_min > 0.0;

@@ -81,7 +81,8 @@ LaplaceProblem::LaplaceProblem(const Eigen::MatrixXd& X, const Eigen::VectorXd& 
   }
 }
 
-LaplaceValue LaplaceProblem::evaluate(const Eigen::VectorXd& v, std::vector<double>& modes) const {
+LaplaceValue LaplaceProblem::evaluate(const Eigen::VectorXd& v, std::vector<double>& modes,
+                                      LaplaceDerivatives derivatives) const {
   const Eigen::Index p = X_.cols(), tau = k_ + p;
   const Eigen::VectorXd theta = v.head(k_);
   Eigen::VectorXd& eta = eta_;
@@ -91,10 +92,13 @@ LaplaceValue LaplaceProblem::evaluate(const Eigen::VectorXd& v, std::vector<doub
   const double sigma2 = std::exp(2.0 * v[tau]);
   LaplaceValue out;
   out.gradient = Eigen::VectorXd::Zero(parameters());
+  const bool with_hessian = derivatives == LaplaceDerivatives::hessian;
+  if (with_hessian) out.hessian = Eigen::MatrixXd::Zero(parameters(), parameters());
   const double nan = std::numeric_limits<double>::quiet_NaN();
   auto invalid = [&] {
     out.nll = kInf;
     out.gradient.setConstant(nan);
+    out.hessian.setConstant(nan);
     return out;
   };
   for (Eigen::Index j = 1; j < k_; ++j)
@@ -171,6 +175,7 @@ LaplaceValue LaplaceProblem::evaluate(const Eigen::VectorXd& v, std::vector<doub
       if (c > 0) out.gradient[c - 1] += -r.c0 + 0.5 / D * (-r.e0 - H3 * r.d0 / D);
     }
     out.gradient[tau] += 1.0 - b * b / sigma2 + 0.5 / D * (-2.0 / sigma2 + 2.0 * b * H3 / (sigma2 * D));
+    if (with_hessian) add_group_hessian(g, theta, b, sigma2, D, H3, out.hessian);
   }
   if (sparse_design()) out.gradient.segment(k_, p).noalias() = sparse_.transpose() * w;
   else out.gradient.segment(k_, p).noalias() = X_.transpose() * w;

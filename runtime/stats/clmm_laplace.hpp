@@ -1,5 +1,6 @@
 // clmm_laplace.hpp: the Laplace-approximated negative log-likelihood of a cumulative-logit
-// model with one random intercept, and its exact gradient, for clmm.cpp's optimiser.
+// model with one random intercept, its exact gradient and Hessian, for clmm.cpp's optimiser
+// and standard errors.
 #pragma once
 
 #include <cstddef>
@@ -15,7 +16,12 @@ namespace mirac::stats {
 struct LaplaceValue {
   double nll = 0.0;          ///< -log L (Laplace); +inf where a probability is not positive
   Eigen::VectorXd gradient;  ///< d nll / d (theta_1..theta_{K-1}, beta, log sigma)
+  Eigen::MatrixXd hessian;   ///< d^2 nll / d v^2 in the same order; empty unless asked for
 };
+
+/// What evaluate() computes besides the value: the gradient always, the Hessian on request
+/// (it costs about one more pass over the rows, and the design's non-zeros squared per row).
+enum class LaplaceDerivatives { gradient, hessian };
 
 /// nll(theta, beta, tau) = sum_g [ -sum_{i in g} log p_i(b_g) + b_g^2 / (2 sigma^2) + log sigma
 ///                                 + log(D_g) / 2 ],  sigma = exp(tau),
@@ -30,7 +36,8 @@ class LaplaceProblem {
 
   /// Evaluates at natural parameters v = (theta, beta, log sigma). `modes` holds one b per
   /// group: the start of each inner Newton search on input, the modes found on output.
-  LaplaceValue evaluate(const Eigen::VectorXd& v, std::vector<double>& modes) const;
+  LaplaceValue evaluate(const Eigen::VectorXd& v, std::vector<double>& modes,
+                        LaplaceDerivatives derivatives = LaplaceDerivatives::gradient) const;
 
   Eigen::Index thresholds() const { return k_; }
   Eigen::Index parameters() const { return k_ + X_.cols() + 1; }
@@ -40,6 +47,11 @@ class LaplaceProblem {
   const std::vector<int>& categories() const { return y_; }
 
  private:
+  /// Adds group g's share of the Hessian at its mode b (clmm_laplace_hessian.cpp), given
+  /// D = h''(b) and E = h'''(b) of its negative log integrand h.
+  void add_group_hessian(std::size_t g, const Eigen::VectorXd& theta, double b, double sigma2, double D, double E,
+                         Eigen::MatrixXd& hessian) const;
+
   const Eigen::MatrixXd& X_;
   /// X by rows without its zeros, when most of it is zeros (dummy codings and their
   /// interactions: a row of MIRA's design has about 12 non-zeros of 20 to 70 columns).

@@ -1,5 +1,5 @@
-// finite_difference.hpp: Hessians by differences of an analytic gradient, shared by the
-// mixed-model fits (lmm.cpp, clmm.cpp).
+// finite_difference.hpp: Hessians by differences of an analytic gradient (lmm.cpp; the tests
+// hold clmm's exact Hessian to them) and the Newton direction shared by the mixed-model fits.
 #pragma once
 
 #include <algorithm>
@@ -24,24 +24,6 @@ Eigen::MatrixXd hessian_from_gradient(const Gradient& grad, const Eigen::VectorX
       return Eigen::VectorXd((grad(up) - grad(down)) / (2.0 * step));
     };
     H.col(j) = (4.0 * central(h / 2.0) - central(h)) / 3.0;
-  }
-  return 0.5 * (H + H.transpose());
-}
-
-/// Central differences of an analytic gradient without the extrapolation: half the
-/// gradients of hessian_from_gradient, for an objective whose gradient is a sum over many
-/// rows (clmm's: each gradient is a pass over every row, and the Hessian takes one pair per
-/// parameter). Its truncation error is O(h^2) with h = 1e-4 |x_j|: some 1e-8 relative.
-template <class Gradient>
-Eigen::MatrixXd hessian_from_gradient_central(const Gradient& grad, const Eigen::VectorXd& x) {
-  const Eigen::Index m = x.size();
-  Eigen::MatrixXd H(m, m);
-  for (Eigen::Index j = 0; j < m; ++j) {
-    const double h = 1e-4 * std::max(std::fabs(x[j]), 1e-2);
-    Eigen::VectorXd up = x, down = x;
-    up[j] += h;
-    down[j] -= h;
-    H.col(j) = (grad(up) - grad(down)) / (2.0 * h);
   }
   return 0.5 * (H + H.transpose());
 }

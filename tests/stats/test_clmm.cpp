@@ -12,7 +12,7 @@
 // agree with it (about 2e-5 in the estimates); ours goes on to |gradient| < 1e-5, and its
 // log-likelihood is never below R's.
 //
-// SEs (ours from plain central differences of the analytic gradient): pinned to the inverse
+// SEs (ours from the exact Hessian, clmm_laplace_hessian.cpp): pinned to the inverse
 // of a Richardson-extrapolated numerical Hessian (numDeriv) of the
 // Laplace objective at ordinal's estimates, not to summary(clmm)'s, whose Hessian (second
 // differences with step 1e-4 of an objective with inner-solver noise) is accurate only to a
