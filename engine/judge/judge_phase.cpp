@@ -15,6 +15,7 @@
 #include "interpreter/judge/criteria.hpp"
 
 #include "engine/send/send.hpp"
+#include "runtime/scheduler/block_send.hpp"
 #include "runtime/text/csv_cells.hpp"
 
 namespace mirac {
@@ -189,33 +190,38 @@ JudgeState resolve_text_judging(const Spec& spec, const Plan& plan, const JudgeB
   return state;
 }
 
-std::vector<JudgeState> resolve_judging(const Spec& spec, const Plan& plan, const JudgeBuilder& judge, Store& store,
-                                        const std::vector<std::size_t>& rows, int max_repairs, JudgmentDetail detail) {
+JudgingResolver::JudgingResolver(const Spec& spec, const Plan& plan, const JudgeBuilder& judge, Store& store,
+                                 int max_repairs, JudgmentDetail detail, bool may_preload)
+    : spec_(spec), plan_(plan), judge_(judge), store_(store), max_repairs_(max_repairs), may_preload_(may_preload) {
+  if (detail == JudgmentDetail::scores) kept_ = std::make_unique<JudgmentCache>(judge, plan, store);
+}
+
+JudgingResolver::~JudgingResolver() = default;
+
+std::vector<JudgeState> JudgingResolver::resolve(const std::vector<std::size_t>& rows) {
   std::vector<JudgeState> out(rows.size());
-  std::optional<JudgmentCache> kept;
-  if (detail == JudgmentDetail::scores) kept.emplace(judge, plan, store);
   std::vector<std::size_t> todo;  // positions in `rows` the store keeps no judgment of
   for (std::size_t i = 0; i < rows.size(); ++i)
-    if (!kept || !kept->fill(rows[i], max_repairs, out[i])) todo.push_back(i);
+    if (!kept_ || !kept_->fill(rows[i], max_repairs_, out[i])) todo.push_back(i);
   // Many to read: one scan of the store takes a fifth of the time of a lookup each.
   constexpr std::size_t kMany = 4096;
-  if (todo.size() >= kMany && !store.serves_briefs_from_memory()) store.preload_briefs();
+  if (may_preload_ && todo.size() >= kMany && !store_.serves_briefs_from_memory()) store_.preload_briefs();
   // Served from memory, the store may be read from two threads: a full MIRA store's
   // 43,200 judgments then resolve in half the time. Otherwise lookups share one SQLite
   // statement, and one thread does it all.
-  const std::size_t threads = store.serves_briefs_from_memory() && todo.size() >= kMany
+  const std::size_t threads = store_.serves_briefs_from_memory() && todo.size() >= kMany
                                   ? std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 4)
                                   : 1;
   if (threads == 1) {
-    resolve_part(spec, plan, judge, store, rows, todo, max_repairs, 0, 1, out);
-    if (kept) kept->save(rows, out);
+    resolve_part(spec_, plan_, judge_, store_, rows, todo, max_repairs_, 0, 1, out);
+    if (kept_) kept_->save(rows, out);
     return out;
   }
   std::vector<std::thread> workers;
   std::vector<std::exception_ptr> errors(threads);
   auto part = [&](std::size_t t) {
     try {
-      resolve_part(spec, plan, judge, store, rows, todo, max_repairs, t, threads, out);
+      resolve_part(spec_, plan_, judge_, store_, rows, todo, max_repairs_, t, threads, out);
     } catch (...) {
       errors[t] = std::current_exception();
     }
@@ -230,8 +236,13 @@ std::vector<JudgeState> resolve_judging(const Spec& spec, const Plan& plan, cons
   for (auto& w : workers) w.join();
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
-  if (kept) kept->save(rows, out);
+  if (kept_) kept_->save(rows, out);
   return out;
+}
+
+std::vector<JudgeState> resolve_judging(const Spec& spec, const Plan& plan, const JudgeBuilder& judge, Store& store,
+                                        const std::vector<std::size_t>& rows, int max_repairs, JudgmentDetail detail) {
+  return JudgingResolver(spec, plan, judge, store, max_repairs, detail, /*may_preload=*/true).resolve(rows);
 }
 
 void JudgeStates::add(JudgeState::Kind kind) {
@@ -247,13 +258,19 @@ void JudgeStates::add(JudgeState::Kind kind) {
 std::vector<std::vector<JudgeStates>> states_by_level(const Spec& spec, const Plan& plan,
                                                       const std::vector<std::size_t>& rows,
                                                       const std::vector<JudgeState>& states) {
-  std::vector<std::vector<JudgeStates>> out(spec.factors.size());
-  for (std::size_t f = 0; f < spec.factors.size(); ++f) out[f].resize(spec.factors[f].levels.size());
+  std::vector<std::vector<JudgeStates>> out;
+  add_states_by_level(spec, plan, rows, states, out);
+  return out;
+}
+
+void add_states_by_level(const Spec& spec, const Plan& plan, const std::vector<std::size_t>& rows,
+                         const std::vector<JudgeState>& states, std::vector<std::vector<JudgeStates>>& into) {
+  into.resize(spec.factors.size());
+  for (std::size_t f = 0; f < spec.factors.size(); ++f) into[f].resize(spec.factors[f].levels.size());
   for (std::size_t i = 0; i < rows.size() && i < states.size(); ++i) {
     const PromptRow& p = plan.prompts[plan.requests[rows[i]].prompt];
-    for (std::size_t f = 0; f < spec.factors.size(); ++f) out[f][static_cast<std::size_t>(p.levels[f])].add(states[i].kind);
+    for (std::size_t f = 0; f < spec.factors.size(); ++f) into[f][static_cast<std::size_t>(p.levels[f])].add(states[i].kind);
   }
-  return out;
 }
 
 std::vector<std::string> unscored_skews(const Spec& spec, const std::vector<std::vector<JudgeStates>>& by_level) {
@@ -285,45 +302,66 @@ JudgePhaseSummary run_judge_phase(const Spec& spec, const Plan& plan, const Judg
   // Offline, a spec's declared truth scores the answers (simulated_judge.hpp).
   std::unique_ptr<SimulatedJudge> simulated = SimulatedJudge::make(spec, plan, judge);
   round_options.offline_replies = simulated ? simulated->replies() : OfflineReplies{};
+  // The answers in prompt order, so that a block holds whole prompts: their first judge
+  // calls share what they hash.
+  std::vector<std::size_t> order = rows;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return plan.requests[a].prompt < plan.requests[b].prompt;
+  });
   // Each round sends what is pending; replies the rubric rejects come back as repair
-  // requests in the next round. One round more than repairs sends them all.
+  // requests in the next round. One round more than repairs sends them all. A round takes
+  // the answers a block at a time (resolved, then their calls handed to the sender), so
+  // that the judge requests held at once are a block's, not the round's.
   for (int round = 0; round <= max_repairs + 1; ++round) {
     summary = JudgePhaseSummary{};  // counts of this round's resolution
-    std::vector<JudgeState> states = resolve_judging(spec, plan, judge, store, rows, max_repairs, JudgmentDetail::scores);
-    std::vector<ModelCall> calls;
-    summary.by_level = states_by_level(spec, plan, rows, states);
-    for (std::size_t k = 0; k < states.size(); ++k) {
-      JudgeState& s = states[k];
-      if (simulated) {
-        for (const auto& c : s.pending_calls) simulated->expect(c.hash, rows[k]);
-        for (const auto& c : s.failed_calls) simulated->expect(c.hash, rows[k]);
+    const bool sends = round <= max_repairs;
+    BlockSend sender(store, round_options, cancel, hooks,
+                     round == 0 ? "judge " + judge.judge().name : fmt::format("judge {} repair {}", judge.judge().name, round));
+    JudgingResolver resolver(spec, plan, judge, store, max_repairs, JudgmentDetail::scores, /*may_preload=*/false);
+    std::vector<std::size_t> block;
+    for (std::size_t from = 0; from < order.size() && !cancel.load(); from += kJudgeBlockAnswers) {
+      block.assign(order.begin() + static_cast<std::ptrdiff_t>(from),
+                   order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), from + kJudgeBlockAnswers)));
+      std::vector<JudgeState> states = resolver.resolve(block);
+      add_states_by_level(spec, plan, block, states, summary.by_level);
+      for (std::size_t k = 0; k < states.size(); ++k) {
+        JudgeState& s = states[k];
+        if (s.kind != JudgeState::Kind::no_answer) ++summary.answers;
+        switch (s.kind) {
+          case JudgeState::Kind::no_answer: break;
+          case JudgeState::Kind::scored: ++summary.scored; break;
+          case JudgeState::Kind::invalid:
+            ++summary.invalid;
+            if (summary.problems.size() < 5) summary.problems.push_back(s.scores.problem);
+            break;
+          case JudgeState::Kind::failed:
+          case JudgeState::Kind::pending:
+            (s.kind == JudgeState::Kind::failed ? summary.failed : summary.pending) += 1;
+            break;
+        }
+        if (!sends) continue;
+        // Failed calls are sent once per run (in its first round); what is pending, always.
+        auto send = [&](ModelCall& c) {
+          if (simulated) simulated->expect(c.hash, block[k]);
+          sender.add(std::move(c));
+        };
+        for (auto& c : s.pending_calls) send(c);
+        if (round == 0)
+          for (auto& c : s.failed_calls) send(c);
       }
-      if (s.kind != JudgeState::Kind::no_answer) ++summary.answers;
-      switch (s.kind) {
-        case JudgeState::Kind::no_answer: break;
-        case JudgeState::Kind::scored: ++summary.scored; break;
-        case JudgeState::Kind::invalid:
-          ++summary.invalid;
-          if (summary.problems.size() < 5) summary.problems.push_back(s.scores.problem);
-          break;
-        case JudgeState::Kind::failed:
-        case JudgeState::Kind::pending:
-          (s.kind == JudgeState::Kind::failed ? summary.failed : summary.pending) += 1;
-          break;
-      }
-      // Failed calls are sent once per run (in its first round); what is pending, always.
-      for (auto& c : s.pending_calls) calls.push_back(std::move(c));
-      if (round == 0)
-        for (auto& c : s.failed_calls) calls.push_back(std::move(c));
+      // Calls so far, scaled to the whole round: the progress line's total until the last block.
+      const std::size_t resolved = from + block.size();
+      sender.expect(static_cast<std::size_t>(static_cast<double>(sender.added()) * static_cast<double>(order.size()) /
+                                             static_cast<double>(resolved)));
     }
-    if (calls.empty() || round > max_repairs) break;
-    if (hooks.on_phase)
-      hooks.on_phase(round == 0 ? "judge " + judge.judge().name : fmt::format("judge {} repair {}", judge.judge().name, round));
-    RunSummary sent = run_plan(calls, store, round_options, cancel, hooks);
+    if (!sends || sender.added() == 0) break;
+    sender.expect(sender.added());
+    RunSummary sent = sender.finish();
     if (round_options.budget_usd)  // the budget covers every round together
       *round_options.budget_usd = std::max(0.0, *round_options.budget_usd - sent.spend_usd);
-    rounds.push_back(sent);
-    if (sent.cancelled || !sent.fatal_error.empty()) {
+    const bool stop = sent.cancelled || !sent.fatal_error.empty() || cancel.load();
+    rounds.push_back(std::move(sent));
+    if (stop) {
       summary.stopped = true;
       break;
     }

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,6 +57,35 @@ enum class JudgmentDetail { scores, texts };
 JudgeState resolve_text_judging(const Spec& spec, const Plan& plan, const JudgeBuilder& judge, Store& store,
                                 std::size_t row, const std::string& text, int max_repairs);
 
+class JudgmentCache;
+
+/// Resolves the judgments of requests with one judge, block by block if need be: what the
+/// store keeps of scored judgments is loaded once, not once a block.
+class JudgingResolver {
+ public:
+  /// With `may_preload`, a call with many judgments to read loads every brief of the store
+  /// in one scan (and resolves on several threads); a judge round that resolves block by
+  /// block to bound its memory reads them one by one instead.
+  JudgingResolver(const Spec& spec, const Plan& plan, const JudgeBuilder& judge, Store& store, int max_repairs,
+                  JudgmentDetail detail, bool may_preload);
+  ~JudgingResolver();
+  /// The state of each request in `rows` (indices into plan.requests).
+  std::vector<JudgeState> resolve(const std::vector<std::size_t>& rows);
+
+ private:
+  const Spec& spec_;
+  const Plan& plan_;
+  const JudgeBuilder& judge_;
+  Store& store_;
+  int max_repairs_;
+  bool may_preload_;
+  std::unique_ptr<JudgmentCache> kept_;  /// null: JudgmentDetail::texts
+};
+
+/// Answers a judge round resolves at once: their pending judge requests (a few kilobytes
+/// each) are what the round holds in memory until the sender takes them.
+inline constexpr std::size_t kJudgeBlockAnswers = 4096;
+
 /// Resolves the state of each request in `rows` (indices into plan.requests) with one
 /// judge, reading answers and judge replies from `store`. A reply the rubric rejects
 /// leads to a repair request (its problem restated) while `round < max_repairs`.
@@ -77,6 +107,10 @@ struct JudgeStates {
 std::vector<std::vector<JudgeStates>> states_by_level(const Spec& spec, const Plan& plan,
                                                       const std::vector<std::size_t>& rows,
                                                       const std::vector<JudgeState>& states);
+
+/// The same, added to `into` (sized to the spec's factors and levels if it is not).
+void add_states_by_level(const Spec& spec, const Plan& plan, const std::vector<std::size_t>& rows,
+                         const std::vector<JudgeState>& states, std::vector<std::vector<JudgeStates>>& into);
 
 /// One warning per factor whose levels' unscored shares differ by more than 5 points: the
 /// analyses leave unscored answers out, so such a skew biases every contrast of the factor.

@@ -20,6 +20,13 @@
 #include <unordered_set>
 
 namespace mirac {
+
+bool sends_in_batch(const ModelCall& call, const SchedulerOptions& options) {
+  // The built-in offline provider answers at once: a batch would only add the polling.
+  return (call.batch || (options.batch_all && options.provider_batch.count(call.provider))) &&
+         call.base_url.rfind("offline:", 0) != 0;
+}
+
 namespace scheduling {
 std::string Run::redact(std::string s) const {
   // Servers echo keys: in an error message, a request-id header, even inside an answer.
@@ -36,11 +43,7 @@ const std::string& Run::key(const std::string& key_env) {
   return it->second;
 }
 
-bool Run::wants_batch(const ModelCall& call) const {
-  // The built-in offline provider answers at once: a batch would only add the polling.
-  return (call.batch || (opt_.batch_all && opt_.provider_batch.count(call.provider))) &&
-         call.base_url.rfind("offline:", 0) != 0;
-}
+bool Run::wants_batch(const ModelCall& call) const { return sends_in_batch(call, opt_); }
 
 void Run::start_batches() {
   if (!batch_store_ || (batch_calls_.empty() && batch_store_->batches(true).empty())) return;
@@ -72,7 +75,11 @@ bool Run::prepare() {
   }
   // Only what still has to be sent needs a key and a price: a resumed run whose
   // remaining requests are all for one provider must not demand the others' keys.
-  auto done = store_.done_hashes();
+  std::vector<std::string_view> hashes;
+  hashes.reserve(calls_.size());
+  for (const ModelCall* c : calls_) hashes.push_back(c->hash);
+  const HashSet done = store_.done_hashes(hashes);
+  hashes = {};
   auto to_send = [&done](const ModelCall& c) { return !done.count(c.hash); };
   if (auto missing = missing_keys(calls_, ctx_.env, to_send); !missing.empty()) {
     sum_.fatal_error = describe_missing_keys(missing);

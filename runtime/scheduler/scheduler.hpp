@@ -136,6 +136,10 @@ RunSummary execute(const CallRefs& calls, Store& store, HttpClient& http, const 
 RunSummary execute(const std::vector<ModelCall>& calls, Store& store, HttpClient& http,
                    const SchedulerOptions& options, SchedulerContext& ctx);
 
+/// Whether `call` goes through its provider's batch API under `options` (its `batch`, or
+/// `--batch` for a provider that has one; never the offline provider).
+bool sends_in_batch(const ModelCall& call, const SchedulerOptions& options);
+
 /// Estimated (input, output) tokens of a call before sending: ~4 characters per token for
 /// the prompt, max_tokens (or the default) for the answer.
 std::pair<double, double> estimate_tokens(const ModelCall& call, long long default_max_output);

@@ -216,6 +216,24 @@ HashSet Store::done_hashes() {
   return out;
 }
 
+HashSet Store::done_hashes(const std::vector<std::string_view>& among) {
+  long long rows = 0;
+  if (Stmt q(impl_->db, "SELECT max(id) FROM answers"); q.ok() && q.step() == SQLITE_ROW) rows = q.integer(0);
+  // A lookup costs a few scan steps' worth: one scan is cheaper from an eighth of the rows.
+  if (static_cast<long long>(among.size()) * 8 >= rows) return done_hashes();
+  HashSet out;
+  out.reserve(among.size());
+  Stmt q(impl_->db, "SELECT status = 'done' FROM answers WHERE id = ?");
+  for (std::string_view hash : among) {
+    long long row = 0;
+    if (!q.ok() || !impl_->rows.find(impl_->db, std::string(hash), row) || row == 0) continue;
+    q.bind(1, row);
+    if (q.step() == SQLITE_ROW && q.integer(0) != 0) out.insert(hash);
+    q.reset();
+  }
+  return out;
+}
+
 void Store::scan_states(const std::function<void(const ScannedAnswer&)>& visit) {
   // A done answer's cause is "ok": not read.
   Stmt q(impl_->db,

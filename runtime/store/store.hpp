@@ -97,6 +97,10 @@ class Store {
 
   /// Hashes with a stored successful answer (loaded once per run to skip them).
   HashSet done_hashes();
+  /// Those of `among` with a stored successful answer: a lookup each when they are few
+  /// against the store (a judge phase's block of requests), else done_hashes()'s one scan,
+  /// so that sending a store's worth of requests in blocks does not scan it once a block.
+  HashSet done_hashes(const std::vector<std::string_view>& among);
   /// What a scan of every stored answer gives of each (scan_states). The views last for the
   /// call of the visitor only.
   struct ScannedAnswer {

@@ -203,3 +203,27 @@ TEST_CASE("store rows: a store of schema 4 (with the hash index) comes to schema
   CHECK(done.count("old"));
   CHECK(done.count("new"));
 }
+
+TEST_CASE("store rows: the done hashes among a few requests are looked up one by one, among many read in one scan") {
+  test::TempDir dir;
+  std::string error;
+  auto store = Store::open(dir.path, error);
+  REQUIRE_MESSAGE(store, error);
+  for (int i = 0; i < 40; ++i) {
+    const std::string hash = "h" + std::to_string(i);
+    REQUIRE(store->record_answer(answer_for(hash, i % 4 == 3 ? "failed" : "done"), attempt_for(hash)));
+  }
+  // Three of forty rows: a lookup each (a judge phase's block against a large store).
+  const std::vector<std::string_view> few = {"h1", "h3", "missing"};
+  const HashSet some = store->done_hashes(few);
+  CHECK(some.size() == 1);
+  CHECK(some.count("h1"));
+  CHECK_FALSE(some.count("h3"));  // failed: sent again
+  CHECK_FALSE(some.count("missing"));
+  // As many as the store holds: the scan, the same answer for every hash asked about.
+  std::vector<std::string> names;
+  for (int i = 0; i < 45; ++i) names.push_back("h" + std::to_string(i));
+  const std::vector<std::string_view> many(names.begin(), names.end());
+  const HashSet all = store->done_hashes(many);
+  for (int i = 0; i < 45; ++i) CHECK(all.count(names[static_cast<std::size_t>(i)]) == (i < 40 && i % 4 != 3));
+}

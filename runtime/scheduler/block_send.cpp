@@ -1,0 +1,112 @@
+#include "runtime/scheduler/block_send.hpp"
+
+#include <algorithm>
+
+namespace mirac {
+
+void add_summary(RunSummary& into, const RunSummary& more) {
+  into.total += more.total;
+  into.skipped += more.skipped;
+  into.sent += more.sent;
+  into.attempts += more.attempts;
+  into.stored += more.stored;
+  into.failed += more.failed;
+  into.journaled += more.journaled;
+  into.lost += more.lost;
+  into.batched += more.batched;
+  into.batches_collected += more.batches_collected;
+  into.batches_open += more.batches_open;
+  for (const auto& [cause, n] : more.failed_by_cause) into.failed_by_cause[cause] += n;
+  for (const auto& [why, n] : more.not_sent) into.not_sent[why] += n;
+  into.spend_usd += more.spend_usd;
+  into.estimated_spend_usd += more.estimated_spend_usd;
+  into.cancelled = into.cancelled || more.cancelled;
+  into.budget_exhausted = into.budget_exhausted || more.budget_exhausted;
+  into.messages.insert(into.messages.end(), more.messages.begin(), more.messages.end());
+  if (into.fatal_error.empty()) into.fatal_error = more.fatal_error;
+}
+
+BlockSend::BlockSend(Store& store, const SchedulerOptions& options, const std::atomic<bool>& cancel,
+                     const RunHooks& hooks, std::string phase, std::size_t block_calls, Clock* clock)
+    : store_(store), options_(options), cancel_(cancel), hooks_(hooks), phase_(std::move(phase)),
+      block_calls_(std::max<std::size_t>(block_calls, 1)), clock_(clock ? *clock : system_clock_) {}
+
+void BlockSend::add(ModelCall call) {
+  ++added_;
+  const std::string stopped_here = "provider_stopped:" + call.provider;
+  if (stopped_ || summary_.not_sent.count(stopped_here)) {
+    summary_.not_sent[stopped_ ? stop_reason_ : stopped_here] += 1;
+    return;
+  }
+  batched_ = batched_ || sends_in_batch(call, options_);
+  block_.push_back(std::move(call));
+  if (!batched_ && block_.size() >= block_calls_) send_block();
+}
+
+void BlockSend::report(const Progress& block, bool last) {
+  if (!hooks_.on_progress) return;
+  Progress p = block;
+  p.total = std::max(expected_, before_.total + block.total);
+  p.done = before_.done + block.done;
+  p.skipped = before_.skipped + block.skipped;
+  p.failed = before_.failed + block.failed;
+  p.retries = before_.retries + block.retries;
+  p.elapsed_s = clock_.now() - started_;
+  p.spend_usd = before_.spend_usd + block.spend_usd;
+  for (const auto& [cause, n] : before_.errors_by_cause) p.errors_by_cause[cause] += n;
+  const double answered = static_cast<double>(p.done - std::min(p.done, p.skipped));
+  p.rate_per_s = p.elapsed_s > 0 ? answered / p.elapsed_s : 0;
+  const std::size_t left = p.total - std::min(p.total, p.done + p.failed);
+  p.eta_s = p.rate_per_s > 0 ? static_cast<double>(left) / p.rate_per_s : -1;
+  for (const auto& [provider, seconds] : p.paused_s)
+    if (p.eta_s >= 0) p.eta_s = std::max(p.eta_s, seconds);
+  p.final = block.final && last;
+  last_ = p;
+  hooks_.on_progress(p);
+}
+
+void BlockSend::send_block() {
+  if (block_.empty()) return;
+  if (!any_sent_) {
+    if (hooks_.on_phase) hooks_.on_phase(phase_);
+    started_ = clock_.now();
+    any_sent_ = true;
+  }
+  std::vector<ModelCall> calls = std::move(block_);
+  block_ = {};
+  const bool last = finishing_;
+  RunHooks hooks = hooks_;
+  Progress final_progress;
+  hooks.on_progress = [this, last, &final_progress](const Progress& p) {
+    if (p.final) final_progress = p;
+    report(p, last);
+  };
+  RunSummary sent = run_plan(calls, store_, options_, cancel_, hooks);
+  calls = {};
+  if (options_.budget_usd) *options_.budget_usd = std::max(0.0, *options_.budget_usd - sent.spend_usd);
+  before_.total += final_progress.total;
+  before_.done += final_progress.done;
+  before_.skipped += final_progress.skipped;
+  before_.failed += final_progress.failed;
+  before_.retries += final_progress.retries;
+  before_.spend_usd += final_progress.spend_usd;
+  for (const auto& [cause, n] : final_progress.errors_by_cause) before_.errors_by_cause[cause] += n;
+  add_summary(summary_, sent);
+  if (sent.cancelled || sent.budget_exhausted || !sent.fatal_error.empty()) {
+    stopped_ = true;
+    stop_reason_ = sent.cancelled ? "cancelled" : sent.budget_exhausted ? "budget" : "store_error";
+  }
+}
+
+RunSummary BlockSend::finish() {
+  finishing_ = true;
+  send_block();
+  // The last block sent nothing (it was empty): the line the phase drew still needs its end.
+  if (last_ && !last_->final && hooks_.on_progress) {
+    last_->final = true;
+    hooks_.on_progress(*last_);
+  }
+  return std::move(summary_);
+}
+
+}  // namespace mirac
