@@ -1,14 +1,18 @@
 // view_mira.cpp: `mirac view` on a full offline MIRA store (43,200 answers and 43,200
 // judgments): the time to build the index the server answers from, the first page, and
-// typical filters and pair queries, each the median of repeated runs. Run from the source
-// root after `build/mirac run specs/mira.audit --offline`:
+// typical filters and pair queries (each page's texts read from the store), each the median
+// of repeated runs, and the memory held after compiling and after building the index. Run
+// from the source root after `build/mirac run specs/mira.audit --offline`:
 //   cmake --build build --target bench_view_mira && build/bench/bench_view_mira [STORE_DIR [SPEC]]
 // Prints timings only; nothing is asserted (docs/performance.md records the figures).
 #include <sys/resource.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <vector>
@@ -38,6 +42,14 @@ double median_ms(int runs, const std::function<void()>& work) {
   return times[times.size() / 2];
 }
 
+// The process's resident memory now, in MB (Linux: /proc/self/statm's second field, in pages).
+double resident_mb() {
+  std::ifstream statm("/proc/self/statm");
+  double size = 0, resident = 0;
+  statm >> size >> resident;
+  return resident * static_cast<double>(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -57,6 +69,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   const double compile_s = seconds_since(t0);
+  const double compiled_mb = resident_mb();
   t0 = std::chrono::steady_clock::now();
   mirac::Outcome outcome;
   auto index = mirac::view::AnswerIndex::build(audit, outcome);
@@ -65,6 +78,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   const double build_s = seconds_since(t0);
+  const double indexed_mb = resident_mb();
   std::size_t scored = 0;
   for (const auto& r : index->rows()) scored += r.judging == mirac::view::Judging::scored;
 
@@ -104,6 +118,8 @@ int main(int argc, char** argv) {
   };
   for (const auto& [name, params] : pair_queries)
     fmt::print("  pairs   {:46} {:8.2f} ms\n", name, median_ms(21, [&] { pairs(params); }));
+  fmt::print("  resident after compiling        {:8.0f} MB\n", compiled_mb);
+  fmt::print("  resident with the index         {:8.0f} MB\n", indexed_mb);
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   fmt::print("  peak resident memory           {:8.0f} MB\n", static_cast<double>(usage.ru_maxrss) / 1024.0);

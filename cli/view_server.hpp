@@ -14,7 +14,9 @@ namespace mirac::cli {
 
 /// Serves `/` (the page), `/api/meta`, `/api/answers`, `/api/answer/<id>`, `/api/pairs`,
 /// and `/report` (the files of `results_dir`, when it holds a report.html). The index must
-/// outlive the server; it is only read, so the server's threads share it without a lock.
+/// outlive the server. Its rows are only read, so the server's threads share them without
+/// a lock; the texts a page shows are read from the index's one store, in turns
+/// (AnswerIndex::texts).
 /// A request whose Host `hosts` does not allow gets 403 and a line of plain text, on every
 /// path (DNS rebinding: cli/view_hosts.hpp).
 void add_view_routes(httplib::Server& server, const view::AnswerIndex& index, const std::filesystem::path& results_dir,

@@ -1,5 +1,9 @@
 #include "engine/view/index.hpp"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <limits>
 #include <unordered_map>
 
@@ -10,6 +14,7 @@
 #include "engine/view/pairs.hpp"
 #include "interpreter/judge/criteria.hpp"
 #include "interpreter/eval/eval.hpp"
+#include "runtime/store/hash_set.hpp"
 
 namespace mirac::view {
 
@@ -21,7 +26,17 @@ std::optional<Judging> judging_of(const std::string& name) {
   return std::nullopt;
 }
 
+const char* status_name(AnswerStatus s) { return kStatusNames[static_cast<std::size_t>(s)]; }
+
+std::optional<AnswerStatus> status_of(const std::string& name) {
+  for (std::size_t i = 0; i < std::size(kStatusNames); ++i)
+    if (name == kStatusNames[i]) return static_cast<AnswerStatus>(i);
+  return std::nullopt;
+}
+
 namespace {
+
+constexpr double kNa = std::numeric_limits<double>::quiet_NaN();
 
 Judging judging_from(JudgeState::Kind kind) {
   switch (kind) {
@@ -34,56 +49,18 @@ Judging judging_from(JudgeState::Kind kind) {
   return Judging::none;
 }
 
-// A judge's verdicts with their rationales and criteria; the score table built from them
-// as scores_from_store builds it (same rows, so flags see what the analyses see).
-void read_judge(const Audit& audit, Store& store, int judge, std::vector<AnswerRow>& rows, analyze::ScoreTable& table) {
-  const Spec& spec = audit.spec();
-  const Plan& plan = audit.plan();
-  const JudgeBuilder builder(spec, audit.sources(), judge);
-  table.dims = builder.dims();
-  std::vector<std::size_t> all(plan.requests.size());
-  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-  const std::vector<JudgeState> states = resolve_judging(spec, plan, builder, store, all, audit.options.repairs);
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const JudgeState& s = states[i];
-    AnswerRow& row = rows[i];
-    row.judging = judging_from(s.kind);
-    if (s.kind == JudgeState::Kind::failed) row.problem = s.cause;
-    if (s.kind == JudgeState::Kind::invalid || s.kind == JudgeState::Kind::pending) row.problem = s.scores.problem;
-    if (s.kind != JudgeState::Kind::scored) continue;
-    row.scores = s.scores.scores;
-    row.rationales = s.scores.rationale;
-    row.criteria = s.scores.criteria;
-    analyze::ScoreRow score = analyze::score_row_of(spec, plan, plan.requests[i]);
-    score.scores = s.scores.scores;
-    for (const auto& g : s.scores.criteria) score.criteria.push_back(g.met ? 1 : 0);
-    score.line = table.rows.size() + 2;
-    row.score_row = static_cast<int>(table.rows.size());
-    table.rows.push_back(std::move(score));
-  }
-}
-
-// A panel's (or people's) scores: what rater_scores gives the analyses. There is no reply
-// behind them, so an answer is scored or, while some member has not scored it, pending.
-void read_rater(const Audit& audit, Store& store, const std::string& rater, std::vector<AnswerRow>& rows,
-                analyze::ScoreTable& table) {
-  const Spec& spec = audit.spec();
-  const Plan& plan = audit.plan();
-  table = rater_scores(spec, plan, audit.sources(), store, rater, audit.options.repairs);
-  std::unordered_map<std::string, std::size_t> scored;
-  for (std::size_t i = 0; i < table.rows.size(); ++i) scored.emplace(analyze::answer_key(table.rows[i]), i);
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    AnswerRow& row = rows[i];
-    row.judging = row.status == "done" ? Judging::pending : Judging::no_answer;
-    auto it = scored.find(analyze::answer_key(analyze::score_row_of(spec, plan, plan.requests[i])));
-    if (it == scored.end()) continue;
-    row.judging = Judging::scored;
-    row.scores = table.rows[it->second].scores;
-    row.score_row = static_cast<int>(it->second);
-  }
+// What a judgment shows on a page besides its scores, as JudgeState gives it.
+void take_judgment(JudgeState& s, AnswerTexts& out) {
+  if (s.kind == JudgeState::Kind::failed) out.problem = std::move(s.cause);
+  if (s.kind == JudgeState::Kind::invalid || s.kind == JudgeState::Kind::pending) out.problem = std::move(s.scores.problem);
+  if (s.kind != JudgeState::Kind::scored) return;
+  out.rationales = std::move(s.scores.rationale);
+  out.criteria = std::move(s.scores.criteria);
 }
 
 }  // namespace
+
+AnswerIndex::~AnswerIndex() = default;
 
 std::unique_ptr<AnswerIndex> AnswerIndex::build(const Audit& audit, Outcome& outcome) {
   if (!audit.has_store()) {
@@ -91,56 +68,161 @@ std::unique_ptr<AnswerIndex> AnswerIndex::build(const Audit& audit, Outcome& out
     return nullptr;
   }
   std::string error;
-  auto store = Store::open(audit.run_dir, error);
-  if (!store) {
+  std::unique_ptr<AnswerIndex> index(new AnswerIndex(audit));
+  index->store_ = Store::open(audit.run_dir, error);
+  if (!index->store_) {
     outcome = Outcome::fail(kRunError, "mirac view: " + error);
     return nullptr;
   }
-  store->preload_briefs();  // every answer and judgment is looked up: one scan, not 86,400 reads
-  std::unique_ptr<AnswerIndex> index(new AnswerIndex(audit));
   const Spec& spec = audit.spec();
   const Plan& plan = audit.plan();
   index->rows_.resize(plan.requests.size());
   for (std::size_t i = 0; i < plan.requests.size(); ++i) {
     const RequestRow& r = plan.requests[i];
     AnswerRow& row = index->rows_[i];
-    row.request = i;
-    row.prompt = r.prompt;
-    const analyze::ScoreRow key = analyze::score_row_of(spec, plan, r);
-    row.seed = key.seed;
-    row.model = r.model;
-    row.arm = r.arm;
-    row.levels = plan.prompts[r.prompt].levels;
-    row.status = "missing";
-    if (std::shared_ptr<const Store::Brief> b = store->brief(r.call.hash)) {
-      row.status = b->status;
-      row.text = b->text;
-      if (b->status != "done") row.cause = b->cause;
+    row.request = static_cast<std::uint32_t>(i);
+    row.prompt = static_cast<std::uint32_t>(r.prompt);
+    const Seed* seed = spec.find_seed(plan.prompts[r.prompt].seed);
+    row.seed = seed ? static_cast<int>(seed - spec.seeds.data()) : -1;  // as analyze::score_row_of
+    row.model = static_cast<std::uint16_t>(r.model);
+    row.arm = static_cast<std::uint16_t>(r.arm);
+  }
+  index->read_statuses();
+  index->table_.path = index->store_->path().string();
+  if (int judge = spec.judge_index(spec.scores_rater); judge >= 0) index->read_judge(judge);
+  else if (!spec.scores_rater.empty()) index->read_rater(spec.scores_rater);
+  index->table_.rater = spec.scores_rater;
+  index->mark_flags();
+  // Resolving judgments the store keeps none of reads every answer into memory (one scan
+  // is faster than a look-up each); the pages read a few, so that memory is given back.
+  if (index->store_->serves_briefs_from_memory()) {
+    index->store_.reset();
+    index->store_ = Store::open(audit.run_dir, error);
+    if (!index->store_) {
+      outcome = Outcome::fail(kRunError, "mirac view: " + error);
+      return nullptr;
     }
   }
-  analyze::ScoreTable& table = index->scores_;
-  table.path = store->path().string();
-  if (int judge = spec.judge_index(spec.scores_rater); judge >= 0) read_judge(audit, *store, judge, index->rows_, table);
-  else if (!spec.scores_rater.empty()) read_rater(audit, *store, spec.scores_rater, index->rows_, table);
-  table.rater = spec.scores_rater;
-  // Unscored rows carry N/A on every dimension, so a row's scores always line up with dims().
-  for (auto& row : index->rows_)
-    if (row.scores.size() != table.dims.size())
-      row.scores.resize(table.dims.size(), std::numeric_limits<double>::quiet_NaN());
-  index->mark_flags();
+#if defined(__GLIBC__)
+  // The judgments' states (and those texts) are freed, but glibc keeps freed memory for the
+  // process: the server would hold it for as long as it runs. Handed back to the system here.
+  malloc_trim(0);
+#endif
+  // The store finds a hash's row through a map of every row it reads on its first look-up
+  // (runtime/store/answer_rows.hpp): read it here, so that the first page does not wait.
+  if (!plan.requests.empty()) index->store_->brief(plan.requests.front().call.hash);
   return index;
+}
+
+// Every request's status from one scan of the store's answers, which reads no texts: a
+// look-up per request would read each answer's text too.
+void AnswerIndex::read_statuses() {
+  const Plan& plan = this->plan();
+  HashMap<std::uint32_t> row_of;
+  row_of.reserve(plan.requests.size());
+  std::vector<std::pair<std::size_t, std::uint32_t>> repeats;  // (row, an earlier row of the same hash)
+  for (std::size_t i = 0; i < plan.requests.size(); ++i) {
+    const std::string& hash = plan.requests[i].call.hash;
+    if (const std::uint32_t* first = row_of.find(hash)) repeats.emplace_back(i, *first);
+    else row_of.emplace(hash, static_cast<std::uint32_t>(i));
+  }
+  store_->scan_states([&](const Store::ScannedAnswer& a) {
+    if (const std::uint32_t* i = row_of.find(a.hash)) rows_[*i].status = a.done ? AnswerStatus::done : AnswerStatus::failed;
+  });
+  for (const auto& [i, first] : repeats) rows_[i].status = rows_[first].status;
+}
+
+void AnswerIndex::add_scored(AnswerRow& row, const std::vector<double>& scores, const std::vector<std::uint8_t>& criteria) {
+  row.judging = Judging::scored;
+  row.score_row = static_cast<int>(criteria_start_.size() - 1);
+  // Every scored row has a score per dimension, N/A where the rater gave none.
+  for (std::size_t d = 0; d < table_.dims.size(); ++d) scores_.push_back(d < scores.size() ? scores[d] : kNa);
+  criteria_met_.insert(criteria_met_.end(), criteria.begin(), criteria.end());
+  criteria_start_.push_back(static_cast<std::uint32_t>(criteria_met_.size()));
+}
+
+// A judge's verdicts as the store keeps them (JudgmentDetail::scores: the scores and the
+// criteria met, without reading a reply), the same that `mirac analyze` reads, so flags see
+// what the analyses see.
+void AnswerIndex::read_judge(int judge) {
+  const Spec& spec = this->spec();
+  const Plan& plan = this->plan();
+  judge_ = std::make_unique<JudgeBuilder>(spec, audit_.sources(), judge);
+  table_.dims = judge_->dims();
+  std::vector<std::size_t> all(plan.requests.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  const std::vector<JudgeState> states =
+      resolve_judging(spec, plan, *judge_, *store_, all, audit_.options.repairs, JudgmentDetail::scores);
+  std::vector<std::uint8_t> met;
+  for (std::size_t i = 0; i < rows_.size(); ++i) {
+    const JudgeState& s = states[i];
+    rows_[i].judging = judging_from(s.kind);
+    if (s.kind != JudgeState::Kind::scored) continue;
+    met.clear();
+    for (const auto& g : s.scores.criteria) met.push_back(g.met ? 1 : 0);
+    add_scored(rows_[i], s.scores.scores, met);
+  }
+}
+
+// A panel's (or people's) scores: what rater_scores gives the analyses. There is no reply
+// behind them, so an answer is scored or, while some member has not scored it, pending.
+void AnswerIndex::read_rater(const std::string& rater) {
+  const Spec& spec = this->spec();
+  const Plan& plan = this->plan();
+  analyze::ScoreTable table = rater_scores(spec, plan, audit_.sources(), *store_, rater, audit_.options.repairs);
+  table_.dims = table.dims;
+  std::unordered_map<std::string, std::size_t> scored;
+  for (std::size_t i = 0; i < table.rows.size(); ++i) scored.emplace(analyze::answer_key(table.rows[i]), i);
+  for (std::size_t i = 0; i < rows_.size(); ++i) {
+    AnswerRow& row = rows_[i];
+    row.judging = row.status == AnswerStatus::done ? Judging::pending : Judging::no_answer;
+    auto it = scored.find(analyze::answer_key(analyze::score_row_of(spec, plan, plan.requests[i])));
+    if (it == scored.end()) continue;
+    add_scored(row, table.rows[it->second].scores, table.rows[it->second].criteria);
+  }
+}
+
+double AnswerIndex::score(const AnswerRow& row, std::size_t d) const {
+  if (row.score_row < 0 || d >= table_.dims.size()) return kNa;
+  return scores_[static_cast<std::size_t>(row.score_row) * table_.dims.size() + d];
+}
+
+std::vector<double> AnswerIndex::scores(const AnswerRow& row) const {
+  std::vector<double> out(table_.dims.size());
+  for (std::size_t d = 0; d < out.size(); ++d) out[d] = score(row, d);
+  return out;
+}
+
+bool AnswerIndex::score_row(const AnswerRow& row, analyze::ScoreRow& out) const {
+  if (row.score_row < 0) return false;
+  const std::size_t k = static_cast<std::size_t>(row.score_row), dims = table_.dims.size();
+  const RequestRow& r = plan().requests[row.request];
+  out.seed = row.seed;
+  out.model = r.model;
+  out.arm = r.arm;
+  out.answer = r.call.answer;
+  out.levels.assign(levels(row).begin(), levels(row).end());
+  out.scores.assign(scores_.begin() + static_cast<std::ptrdiff_t>(k * dims),
+                    scores_.begin() + static_cast<std::ptrdiff_t>((k + 1) * dims));
+  out.criteria.assign(criteria_met_.begin() + criteria_start_[k], criteria_met_.begin() + criteria_start_[k + 1]);
+  out.line = k + 2;
+  return true;
 }
 
 void AnswerIndex::mark_flags() {
   const Spec& spec = this->spec();
-  for (auto& row : rows_) row.flags.assign(spec.flags.size(), 0);
+  flag_count_ = spec.flags.size();
+  flags_.assign(rows_.size() * flag_count_, 0);
   std::vector<std::size_t> all(rows_.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  FlagEvaluator evaluate(*this);
   for (std::size_t f = 0; f < spec.flags.size(); ++f) {
     const ast::FlagDecl& flag = spec.flags[f];
+    auto mark = [&](const AnswerRow& row) { flags_[row.request * flag_count_ + f] = 1; };
     try {
       if (flag.pairings.empty()) {
-        for (auto& row : rows_) row.flags[f] = unit_flag_holds(*this, f, row) ? 1 : 0;
+        for (const auto& row : rows_)
+          if (evaluate.unit_holds(f, row)) mark(row);
         continue;
       }
       for (const auto& p : flag.pairings) {
@@ -149,12 +231,12 @@ void AnswerIndex::mark_flags() {
         const Factor& fac = spec.factors[static_cast<std::size_t>(factor)];
         const MatchedRows m = match_rows(*this, all, factor, fac.level_index(p.a.name), fac.level_index(p.b.name));
         for (const auto& [a, b] : m.pairs)
-          if (pair_flag_fires(*this, f, rows_[a], rows_[b])) rows_[a].flags[f] = rows_[b].flags[f] = 1;
+          if (evaluate.pair_fires(f, rows_[a], rows_[b])) mark(rows_[a]), mark(rows_[b]);
       }
     } catch (const EvalError& e) {
       // The analysis reports the same error at the flag; here the flag marks nothing.
       warnings_.push_back(fmt::format("flag {}: {}", flag.name.name, e.what()));
-      for (auto& row : rows_) row.flags[f] = 0;
+      for (const auto& row : rows_) flags_[row.request * flag_count_ + f] = 0;
     }
   }
 }
@@ -163,6 +245,28 @@ std::vector<std::string> AnswerIndex::criteria_texts(const AnswerRow& row) const
   const ast::RubricDecl* rubric = spec().scored_rubric();
   if (!rubric || row.seed < 0) return {};
   return criteria_of(spec(), *rubric, spec().seeds[static_cast<std::size_t>(row.seed)].id);
+}
+
+std::vector<AnswerTexts> AnswerIndex::texts(const std::vector<std::size_t>& rows, bool judgments) const {
+  const Plan& plan = this->plan();
+  std::vector<AnswerTexts> out(rows.size());
+  const std::lock_guard<std::mutex> turn(store_mutex_);
+  std::vector<std::size_t> judged;  // requests whose judgment a page shows
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const AnswerRow& row = rows_[rows[i]];
+    if (std::shared_ptr<const Store::Brief> b = store_->brief(plan.requests[row.request].call.hash)) {
+      out[i].text = b->text;
+      if (b->status != "done") out[i].cause = b->cause;
+    }
+    judged.push_back(row.request);
+  }
+  if (!judgments || !judge_) return out;
+  // The replies of these rows only, read in full (rationales and quotes are not among the
+  // judgments the store keeps): a page's worth takes milliseconds.
+  std::vector<JudgeState> states =
+      resolve_judging(spec(), plan, *judge_, *store_, judged, audit_.options.repairs, JudgmentDetail::texts);
+  for (std::size_t i = 0; i < rows.size(); ++i) take_judgment(states[i], out[i]);
+  return out;
 }
 
 }  // namespace mirac::view

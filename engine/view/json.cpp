@@ -23,10 +23,12 @@ std::string snippet(const std::string& text, std::size_t max = 160) {
   return text.substr(0, cut) + "…";
 }
 
-Json levels_json(const Spec& spec, const AnswerRow& row) {
+Json levels_json(const AnswerIndex& index, const AnswerRow& row) {
+  const Spec& spec = index.spec();
+  const std::vector<int>& of_row = index.levels(row);
   Json levels = Json::object();
   for (std::size_t f = 0; f < spec.factors.size(); ++f)
-    levels[spec.factors[f].name] = spec.factors[f].levels[static_cast<std::size_t>(row.levels[f])].name.name;
+    levels[spec.factors[f].name] = spec.factors[f].levels[static_cast<std::size_t>(of_row[f])].name.name;
   return levels;
 }
 
@@ -44,14 +46,42 @@ Json summary_json(const AnswerIndex& index, const AnswerRow& row) {
   j["seed"] = row.seed >= 0 ? Json(spec.seeds[static_cast<std::size_t>(row.seed)].id) : Json(nullptr);
   j["model"] = spec.models[static_cast<std::size_t>(row.model)].name;
   j["arm"] = spec.arms[static_cast<std::size_t>(row.arm)].name;
-  j["levels"] = levels_json(spec, row);
-  j["status"] = row.status;
+  j["levels"] = levels_json(index, row);
+  j["status"] = status_name(row.status);
   j["judge"] = judging_name(row.judging);
-  j["scores"] = scores_json(index, row.scores);
+  j["scores"] = scores_json(index, index.scores(row));
   Json flags = Json::array();
-  for (std::size_t f = 0; f < row.flags.size(); ++f)
-    if (row.flags[f]) flags.push_back(spec.flags[f].name.name);
+  for (std::size_t f = 0; f < spec.flags.size(); ++f)
+    if (index.flagged(row, f)) flags.push_back(spec.flags[f].name.name);
   j["flags"] = std::move(flags);
+  return j;
+}
+
+// One answer in full, its texts read from the store (AnswerIndex::texts).
+Json full_answer_json(const AnswerIndex& index, const AnswerRow& row, AnswerTexts texts) {
+  const Spec& spec = index.spec();
+  const Arm& arm = spec.arms[static_cast<std::size_t>(row.arm)];
+  Json j = summary_json(index, row);
+  j["model_string"] = index.plan().requests[row.request].call.model;
+  j["hash"] = index.plan().requests[row.request].call.hash;
+  j["prompt"] = index.plan().prompts[row.prompt].text;
+  j["system"] = arm.system ? Json(*arm.system) : Json(nullptr);
+  j["text"] = std::move(texts.text);
+  j["cause"] = std::move(texts.cause);
+  j["problem"] = std::move(texts.problem);
+  Json rationales = Json::object();
+  for (std::size_t d = 0; d < index.dims().size(); ++d)
+    rationales[index.dims()[d]] = d < texts.rationales.size() ? texts.rationales[d] : "";
+  j["rationales"] = std::move(rationales);
+  Json criteria = Json::array();
+  if (!texts.criteria.empty()) {
+    const std::vector<std::string> named = index.criteria_texts(row);
+    for (std::size_t c = 0; c < texts.criteria.size(); ++c)
+      criteria.push_back({{"criterion", c < named.size() ? named[c] : fmt::format("criterion {}", c + 1)},
+                          {"met", texts.criteria[c].met},
+                          {"quote", texts.criteria[c].quote}});
+  }
+  j["criteria"] = std::move(criteria);
   return j;
 }
 
@@ -83,7 +113,7 @@ Json meta_json(const AnswerIndex& index, bool has_report) {
   j["flags"] = std::move(flags);
   j["judge_states"] = std::vector<std::string>(std::begin(kJudgingNames), std::end(kJudgingNames));
   std::size_t done = 0, scored = 0;
-  for (const auto& r : index.rows()) done += r.status == "done", scored += r.judging == Judging::scored;
+  for (const auto& r : index.rows()) done += r.status == AnswerStatus::done, scored += r.judging == Judging::scored;
   j["requests"] = index.rows().size();
   j["answers"] = done;
   j["scored"] = scored;
@@ -94,53 +124,38 @@ Json meta_json(const AnswerIndex& index, bool has_report) {
 
 Json answers_json(const AnswerIndex& index, const std::vector<std::size_t>& matches, std::size_t offset,
                   std::size_t limit) {
+  std::vector<std::size_t> page;
+  for (std::size_t i = offset; i < matches.size() && i < offset + limit; ++i) page.push_back(matches[i]);
+  const std::vector<AnswerTexts> texts = index.texts(page, false);
   Json rows = Json::array();
-  for (std::size_t i = offset; i < matches.size() && i < offset + limit; ++i) {
-    const AnswerRow& row = index.rows()[matches[i]];
-    Json j = summary_json(index, row);
-    j["snippet"] = snippet(row.text.empty() ? row.cause : row.text);
+  for (std::size_t i = 0; i < page.size(); ++i) {
+    Json j = summary_json(index, index.rows()[page[i]]);
+    j["snippet"] = snippet(texts[i].text.empty() ? texts[i].cause : texts[i].text);
     rows.push_back(std::move(j));
   }
   return {{"total", matches.size()}, {"offset", offset}, {"limit", limit}, {"rows", std::move(rows)}};
 }
 
 Json answer_json(const AnswerIndex& index, const AnswerRow& row) {
-  const Spec& spec = index.spec();
-  const Arm& arm = spec.arms[static_cast<std::size_t>(row.arm)];
-  Json j = summary_json(index, row);
-  j["model_string"] = index.plan().requests[row.request].call.model;
-  j["hash"] = index.plan().requests[row.request].call.hash;
-  j["prompt"] = index.plan().prompts[row.prompt].text;
-  j["system"] = arm.system ? Json(*arm.system) : Json(nullptr);
-  j["text"] = row.text;
-  j["cause"] = row.cause;
-  j["problem"] = row.problem;
-  Json rationales = Json::object();
-  for (std::size_t d = 0; d < index.dims().size(); ++d)
-    rationales[index.dims()[d]] = d < row.rationales.size() ? row.rationales[d] : "";
-  j["rationales"] = std::move(rationales);
-  Json criteria = Json::array();
-  if (!row.criteria.empty()) {
-    const std::vector<std::string> texts = index.criteria_texts(row);
-    for (std::size_t c = 0; c < row.criteria.size(); ++c)
-      criteria.push_back({{"criterion", c < texts.size() ? texts[c] : fmt::format("criterion {}", c + 1)},
-                          {"met", row.criteria[c].met},
-                          {"quote", row.criteria[c].quote}});
-  }
-  j["criteria"] = std::move(criteria);
-  return j;
+  return full_answer_json(index, row, std::move(index.texts({row.request}, true).front()));
 }
 
 Json pairs_json(const AnswerIndex& index, const PairQuery& q, const PairsResult& result, std::size_t offset,
                 std::size_t limit) {
   const Spec& spec = index.spec();
   const Factor& factor = spec.factors[static_cast<std::size_t>(q.factor)];
+  // Both sides of the page's pairs, their texts read from the store together.
+  std::vector<std::size_t> sides;
+  for (std::size_t i = offset; i < result.pairs.size() && i < offset + limit; ++i)
+    sides.push_back(result.pairs[i].first), sides.push_back(result.pairs[i].second);
+  std::vector<AnswerTexts> texts = index.texts(sides, true);
   Json pairs = Json::array();
-  for (std::size_t i = offset; i < result.pairs.size() && i < offset + limit; ++i) {
-    const AnswerRow& a = index.rows()[result.pairs[i].first];
-    const AnswerRow& b = index.rows()[result.pairs[i].second];
-    pairs.push_back({{"a", answer_json(index, a)}, {"b", answer_json(index, b)},
-                     {"diff", scores_json(index, score_differences(a, b))}});
+  for (std::size_t k = 0; k + 1 < sides.size(); k += 2) {
+    const AnswerRow& a = index.rows()[sides[k]];
+    const AnswerRow& b = index.rows()[sides[k + 1]];
+    pairs.push_back({{"a", full_answer_json(index, a, std::move(texts[k]))},
+                     {"b", full_answer_json(index, b, std::move(texts[k + 1]))},
+                     {"diff", scores_json(index, score_differences(index, a, b))}});
   }
   Json j;
   j["factor"] = factor.name;

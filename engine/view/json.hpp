@@ -1,6 +1,8 @@
 // json.hpp: the JSON `mirac view` serves (docs/cli.md, "mirac view"): what the page's
 // selects are filled from, a page of answers, one answer in full, and a page of matched
-// pairs with their score differences. Scores that are N/A or missing are null.
+// pairs with their score differences. Scores that are N/A or missing are null. The texts of
+// a page's answers (and judgments) are read from the store as the page is made
+// (AnswerIndex::texts), for its rows only.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -19,14 +19,25 @@ struct MatchedRows {
 
 /// Pairs the rows among `candidates` (indices into index.rows(), in order) whose level of
 /// `factor` is `a` with those where it is `b` and everything else is equal, in the order
-/// of their side-a rows.
+/// of each pair's first row among the candidates.
 MatchedRows match_rows(const AnswerIndex& index, const std::vector<std::size_t>& candidates, int factor, int a, int b);
 
-/// Whether the pair flag `flag` (an index into spec.flags) fires on rows `a` and `b`:
-/// false unless both are scored. Throws EvalError when its condition cannot be evaluated.
-bool pair_flag_fires(const AnswerIndex& index, std::size_t flag, const AnswerRow& a, const AnswerRow& b);
+/// Evaluates the spec's flags on the index's rows, by the same condition code the analyses
+/// use, on score rows it fills from the index (AnswerIndex::score_row) and reuses: a flag is
+/// evaluated on up to every row or pair of a store.
+class FlagEvaluator {
+ public:
+  explicit FlagEvaluator(const AnswerIndex& index) : index_(index) {}
+  /// Whether the unit flag `flag` (an index into spec.flags) holds on `row`: false unless it
+  /// is scored. Throws EvalError when its condition cannot be evaluated.
+  bool unit_holds(std::size_t flag, const AnswerRow& row);
+  /// Whether the pair flag `flag` fires on rows `a` and `b`: false unless both are scored.
+  /// Throws EvalError.
+  bool pair_fires(std::size_t flag, const AnswerRow& a, const AnswerRow& b);
 
-/// Whether the unit flag `flag` holds on `row`: false unless it is scored. Throws EvalError.
-bool unit_flag_holds(const AnswerIndex& index, std::size_t flag, const AnswerRow& row);
+ private:
+  const AnswerIndex& index_;
+  analyze::ScoreRow a_, b_;
+};
 
 }  // namespace mirac::view

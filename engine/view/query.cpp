@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <limits>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -68,8 +67,8 @@ Filter parse_filter(const AnswerIndex& index, const Params& params, std::string&
                              "judge state", error);
   }
   if (const std::string* v = param(params, "status")) {
-    f.status = *v;
-    index_of(std::vector<std::string>{"done", "failed", "missing"}, *v, "answer status", error);
+    f.status = status_of(*v);
+    if (!f.status) index_of(std::vector<std::string>{"done", "failed", "missing"}, *v, "answer status", error);
   }
   if (const std::string* v = param(params, "flag")) f.flag = index_of(flag_names(spec), *v, "flag", error);
   if (const std::string* v = param(params, "scored_on")) f.scored_on = index_of(index.dims(), *v, "dimension", error);
@@ -89,12 +88,14 @@ Filter parse_filter(const AnswerIndex& index, const Params& params, std::string&
 bool keeps(const AnswerIndex& index, const Filter& f, const AnswerRow& row, int except_factor) {
   if (f.model >= 0 && row.model != f.model) return false;
   if (f.arm >= 0 && row.arm != f.arm) return false;
+  const std::vector<int>& levels = index.levels(row);
   for (std::size_t i = 0; i < f.levels.size(); ++i)
-    if (f.levels[i] >= 0 && static_cast<int>(i) != except_factor && row.levels[i] != f.levels[i]) return false;
+    if (f.levels[i] >= 0 && static_cast<int>(i) != except_factor && levels[i] != f.levels[i]) return false;
   if (f.judging && row.judging != *f.judging) return false;
-  if (!f.status.empty() && row.status != f.status) return false;
-  if (f.flag >= 0 && !row.flags[static_cast<std::size_t>(f.flag)]) return false;
-  if (f.scored_on >= 0 && (row.judging != Judging::scored || std::isnan(row.scores[static_cast<std::size_t>(f.scored_on)])))
+  if (f.status && row.status != *f.status) return false;
+  if (f.flag >= 0 && !index.flagged(row, static_cast<std::size_t>(f.flag))) return false;
+  if (f.scored_on >= 0 &&
+      (row.judging != Judging::scored || std::isnan(index.score(row, static_cast<std::size_t>(f.scored_on)))))
     return false;
   if (!f.seed.empty()) {
     if (row.seed < 0) return false;
@@ -158,9 +159,9 @@ PairQuery parse_pairs(const AnswerIndex& index, const Params& params, std::strin
   return q;
 }
 
-std::vector<double> score_differences(const AnswerRow& a, const AnswerRow& b) {
-  std::vector<double> d(a.scores.size(), std::numeric_limits<double>::quiet_NaN());
-  for (std::size_t i = 0; i < d.size() && i < b.scores.size(); ++i) d[i] = a.scores[i] - b.scores[i];
+std::vector<double> score_differences(const AnswerIndex& index, const AnswerRow& a, const AnswerRow& b) {
+  std::vector<double> d(index.dims().size());
+  for (std::size_t i = 0; i < d.size(); ++i) d[i] = index.score(a, i) - index.score(b, i);
   return d;
 }
 
@@ -171,14 +172,15 @@ PairsResult find_pairs(const AnswerIndex& index, const PairQuery& q) {
   for (std::size_t i = 0; i < rows.size(); ++i)
     if (keeps(index, q.filter, rows[i], q.factor)) candidates.push_back(i);
   const MatchedRows m = match_rows(index, candidates, q.factor, q.a, q.b);
+  FlagEvaluator evaluate(index);
   out.matched = m.pairs.size();
   out.unmatched = m.unmatched;
   out.duplicates = m.duplicates;
   for (const auto& [a, b] : m.pairs) {
-    if (q.flag >= 0 && !pair_flag_fires(index, static_cast<std::size_t>(q.flag), rows[a], rows[b])) continue;
+    if (q.flag >= 0 && !evaluate.pair_fires(static_cast<std::size_t>(q.flag), rows[a], rows[b])) continue;
     if (q.min_diff && q.dim >= 0) {
       const std::size_t d = static_cast<std::size_t>(q.dim);
-      const double diff = rows[a].scores[d] - rows[b].scores[d];
+      const double diff = index.score(rows[a], d) - index.score(rows[b], d);
       if (std::isnan(diff) || diff < *q.min_diff) continue;
     }
     out.pairs.emplace_back(a, b);

@@ -20,7 +20,7 @@ struct Filter {
   std::vector<int> levels;  ///< per factor of the spec; -1 = any
   std::string seed;         ///< part of the seed id (case-sensitive); empty = any
   std::optional<Judging> judging;
-  std::string status;       ///< done, failed or missing; empty = any
+  std::optional<AnswerStatus> status;
   int flag = -1;            ///< index into spec.flags: only answers it marks
   /// Index into AnswerIndex::dims: only answers the scoring rater scored on it (not N/A),
   /// the answers a mean on that dimension averages (report.html links to them).
@@ -70,6 +70,6 @@ struct PairsResult {
 PairsResult find_pairs(const AnswerIndex& index, const PairQuery& query);
 
 /// a - b on every dimension (NaN where either is N/A or unscored).
-std::vector<double> score_differences(const AnswerRow& a, const AnswerRow& b);
+std::vector<double> score_differences(const AnswerIndex& index, const AnswerRow& a, const AnswerRow& b);
 
 }  // namespace mirac::view

@@ -2,7 +2,8 @@
 // example: a row per request with its answer and the judge's scores; filters by model,
 // factor level, seed, judge state, flag and the dimension an answer is scored on; matched pairs that differ in one factor only,
 // with a - b per dimension; and flags that mark exactly what the analysis counted in
-// results.json (the same condition code evaluates them).
+// results.json (the same condition code evaluates them). The index holds no texts: a page's
+// answers and the judge's rationales are read from the store when the page is made.
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/audit.hpp"
+#include "engine/judge/judge_phase.hpp"
 #include "engine/view/json.hpp"
 #include "engine/view/query.hpp"
 
@@ -85,11 +87,14 @@ TEST_CASE("the view index: every answer with its scores, filtered by model, leve
   REQUIRE(index.rows().size() == 48);  // 3 seeds x 4 cells x 2 models x 2 arms
   CHECK(index.rater() == "judge");
   CHECK(index.dims() == std::vector<std::string>{"D1", "D2", "D3", "Q2", "Q3"});
+  std::vector<std::size_t> every;
+  for (const auto& r : index.rows()) every.push_back(r.request);
+  const auto texts = index.texts(every, true);  // from the store, as a page reads them
   for (const auto& r : index.rows()) {
-    CHECK(r.status == "done");
-    CHECK_FALSE(r.text.empty());
+    CHECK(r.status == mirac::view::AnswerStatus::done);
+    CHECK_FALSE(texts[r.request].text.empty());
     CHECK(r.judging == mirac::view::Judging::scored);
-    CHECK(r.rationales.size() == 5);
+    CHECK(texts[r.request].rationales.size() == 5);
   }
   CHECK(run.count({}) == 48);
   CHECK(run.count({{"model", "mini"}}) == 24);
@@ -108,7 +113,7 @@ TEST_CASE("the view index: every answer with its scores, filtered by model, leve
   // SEVERE (D3 >= 3 and Q2 >= 4) marks exactly the answers it holds on, as the analysis counted.
   const int d3 = dim(index, "D3"), q2 = dim(index, "Q2");
   std::size_t severe = 0;
-  for (const auto& r : index.rows()) severe += r.scores[d3] >= 3 && r.scores[q2] >= 4;
+  for (const auto& r : index.rows()) severe += index.score(r, d3) >= 3 && index.score(r, q2) >= 4;
   CHECK(run.count({{"flag", "SEVERE"}}) == severe);
   CHECK(severe == run.analysed_count("SEVERE"));
 
@@ -116,7 +121,7 @@ TEST_CASE("the view index: every answer with its scores, filtered by model, leve
   const auto& first = index.rows()[0];
   const auto detail = mirac::view::answer_json(index, first);
   CHECK(detail["prompt"] == index.plan().prompts[first.prompt].text);
-  CHECK(detail["text"] == first.text);
+  CHECK(detail["text"] == texts[0].text);
   CHECK(detail["scores"].size() == 5);
   CHECK(detail["rationales"].size() == 5);
   const auto page = mirac::view::answers_json(index, mirac::view::filter_rows(index, {}), 40, 50);
@@ -136,7 +141,7 @@ TEST_CASE("the view index: every answer with its scores, filtered by model, leve
       CHECK(run.count(params) == mean["n"].get<std::size_t>());
     }
   std::size_t q3 = 0;
-  for (const auto& r : index.rows()) q3 += !std::isnan(r.scores[static_cast<std::size_t>(dim(index, "Q3"))]);
+  for (const auto& r : index.rows()) q3 += !std::isnan(index.score(r, static_cast<std::size_t>(dim(index, "Q3"))));
   CHECK(run.count({{"scored_on", "Q3"}}) == q3);
   error.clear();
   mirac::view::parse_filter(index, {{"scored_on", "D9"}}, error);
@@ -160,12 +165,12 @@ TEST_CASE("the view's matched pairs differ in one factor only; a pair flag keeps
     CHECK(a.seed == b.seed);
     CHECK(a.model == b.model);
     CHECK(a.arm == b.arm);
-    CHECK(a.levels[1] == b.levels[1]);  // tone
-    CHECK(index.spec().factors[0].levels[a.levels[0]].name.name == "low");
-    CHECK(index.spec().factors[0].levels[b.levels[0]].name.name == "high");
-    const auto diff = mirac::view::score_differences(a, b);
-    CHECK(diff[d3] == a.scores[d3] - b.scores[d3]);
-    gaps += a.scores[d3] - b.scores[d3] >= 2;
+    CHECK(index.levels(a)[1] == index.levels(b)[1]);  // tone
+    CHECK(index.spec().factors[0].levels[index.levels(a)[0]].name.name == "low");
+    CHECK(index.spec().factors[0].levels[index.levels(b)[0]].name.name == "high");
+    const auto diff = mirac::view::score_differences(index, a, b);
+    CHECK(diff[d3] == index.score(a, d3) - index.score(b, d3));
+    gaps += index.score(a, d3) - index.score(b, d3) >= 2;
   }
 
   // LITERACY_GAP = pair(literacy: low vs high) when a.D3 - b.D3 >= 2: its pairs are those of
@@ -198,4 +203,57 @@ TEST_CASE("the view's matched pairs differ in one factor only; a pair flag keeps
   error.clear();
   mirac::view::parse_pairs(index, {{"factor", "literacy"}, {"a", "low"}, {"b", "low"}}, error);
   CHECK(error == "a pair needs two different levels of literacy, not low twice");
+}
+
+TEST_CASE("a page's answer texts and the judge's rationales are read from the store, for its rows") {
+  OfflineRun run;
+  const auto& index = *run.index;
+  const mirac::Spec& spec = index.spec();
+  const mirac::Plan& plan = index.plan();
+  std::string error;
+  auto store = mirac::Store::open(run.dir, error);
+  REQUIRE(store);
+  const mirac::JudgeBuilder judge(spec, run.audit.sources(), spec.judge_index(index.rater()));
+
+  // The answers list: each row's snippet is the start of the answer the store holds.
+  const auto page = mirac::view::answers_json(index, mirac::view::filter_rows(index, {}), 10, 5);
+  REQUIRE(page["rows"].size() == 5);
+  for (const auto& row : page["rows"]) {
+    const auto stored = store->brief(plan.requests[row["id"].get<std::size_t>()].call.hash);
+    REQUIRE(stored);
+    const std::string snippet = row["snippet"];
+    CHECK(stored->text.compare(0, std::min<std::size_t>(snippet.size(), 160), snippet.substr(0, 160)) == 0);
+  }
+
+  // One judged answer in full: its text as stored, and each rationale as the judge's stored
+  // reply gives it.
+  const auto& row = index.rows()[7];
+  REQUIRE(row.judging == mirac::view::Judging::scored);
+  const auto detail = mirac::view::answer_json(index, row);
+  CHECK(detail["text"] == store->brief(plan.requests[row.request].call.hash)->text);
+  const auto states = mirac::resolve_judging(spec, plan, judge, *store, {row.request}, run.audit.options.repairs,
+                                             mirac::JudgmentDetail::scores);
+  REQUIRE(states[0].kind == mirac::JudgeState::Kind::scored);
+  const auto reply = store->brief(states[0].judge_hash);
+  REQUIRE(reply);
+  std::size_t rationales = 0;
+  for (const auto& [dimension, rationale] : detail["rationales"].items()) {
+    if (rationale.get<std::string>().empty()) continue;
+    ++rationales;
+    INFO(dimension << ": " << rationale);
+    CHECK(reply->text.find(nlohmann::json(rationale).dump()) != std::string::npos);
+  }
+  CHECK(rationales == 5);
+
+  // A page of pairs: both sides carry their texts and rationales.
+  auto q = mirac::view::parse_pairs(index, {{"factor", "literacy"}, {"a", "low"}, {"b", "high"}}, error);
+  REQUIRE(error.empty());
+  const auto pairs = mirac::view::pairs_json(index, q, mirac::view::find_pairs(index, q), 3, 4);
+  REQUIRE(pairs["pairs"].size() == 4);
+  for (const auto& pair : pairs["pairs"])
+    for (const char* side : {"a", "b"}) {
+      const auto& answer = pair[side];
+      CHECK(answer["text"] == store->brief(answer["hash"].get<std::string>())->text);
+      CHECK_FALSE(answer["rationales"]["D3"].get<std::string>().empty());
+    }
 }
