@@ -5,6 +5,8 @@
 #include <cmath>
 #include <set>
 #include <stdexcept>
+#include <string_view>
+#include <unordered_map>
 
 namespace mirac::stats {
 namespace {
@@ -47,8 +49,9 @@ CodedFactor code_factor(const DataFrame& data, const std::string& name, const st
     }
     std::rotate(f.levels.begin(), it, it + 1);  // reference first, others keep their order
   }
-  std::map<std::string, int> index;
-  for (std::size_t k = 0; k < f.levels.size(); ++k) index[f.levels[k]] = static_cast<int>(k);
+  // hashed: a lookup per row, and a variable may have dozens of levels (the models)
+  std::unordered_map<std::string_view, int> index;
+  for (std::size_t k = 0; k < f.levels.size(); ++k) index.emplace(f.levels[k], static_cast<int>(k));
   f.codes.reserve(rows.size());
   for (std::size_t r : rows) {
     const auto it = index.find(column.values[r]);
@@ -78,52 +81,82 @@ Design build_design(const DataFrame& data, const std::vector<FixedTerm>& terms,
     }
   }
 
-  std::vector<Eigen::VectorXd> cols;
+  // Columns term by term, non-reference level combinations first variable fastest (R's
+  // model.matrix). A row has at most one 1 per term: the column of its own combination, when
+  // no variable of the term is at its reference. X is filled row by row at those columns
+  // only, and X'X (for the rank check) from them: rows x terms^2, not rows x columns (twice)
+  // and rows x columns^2 as column-by-column products cost, which grew with every model a
+  // spec adds (issue 29).
+  struct TermColumns {
+    std::vector<const CodedFactor*> factors;
+    Eigen::Index first = 0;                  ///< its first column
+    std::vector<Eigen::Index> stride;        ///< column step per level of each variable
+  };
+  std::vector<TermColumns> layout;
+  Eigen::Index p = 0;
   for (const auto& term : terms) {
-    // enumerate non-reference level combinations, first variable fastest (R model.matrix)
-    std::vector<const CodedFactor*> fs;
-    for (const auto& v : term) fs.push_back(&factors.at(v));
-    std::vector<int> combo(fs.size(), 1);
-    if (fs.empty()) {
-      cols.push_back(Eigen::VectorXd::Ones(n));
+    TermColumns t;
+    t.first = p;
+    for (const auto& v : term) t.factors.push_back(&factors.at(v));
+    if (t.factors.empty()) {
       d.column_names.push_back("(Intercept)");
+      ++p;
+      layout.push_back(std::move(t));
       continue;
     }
-    for (const CodedFactor* f : fs) {
+    for (const CodedFactor* f : t.factors) {
       if (f->levels.size() < 2) {  // a one-level variable gives its terms no column: say so
         throw std::invalid_argument("build_design: variable '" + f->name + "' has a single level ('" +
                                     f->levels.front() + "'), so its terms have no columns");
       }
     }
-    while (true) {
-      Eigen::VectorXd x = Eigen::VectorXd::Ones(n);
+    Eigen::Index columns = 1;
+    for (const CodedFactor* f : t.factors) {
+      t.stride.push_back(columns);
+      columns *= static_cast<Eigen::Index>(f->levels.size()) - 1;
+    }
+    std::vector<int> combo(t.factors.size(), 1);
+    for (Eigen::Index c = 0; c < columns; ++c) {
       std::string label;
-      for (std::size_t k = 0; k < fs.size(); ++k) {
-        for (Eigen::Index i = 0; i < n; ++i) {
-          if (fs[k]->codes[static_cast<std::size_t>(i)] != combo[k]) x[i] = 0.0;
-        }
-        label += (k ? ":" : "") + fs[k]->name + "=" + fs[k]->levels[static_cast<std::size_t>(combo[k])];
+      for (std::size_t k = 0; k < t.factors.size(); ++k) {
+        label += (k ? ":" : "") + t.factors[k]->name + "=" + t.factors[k]->levels[static_cast<std::size_t>(combo[k])];
       }
-      cols.push_back(std::move(x));
       d.column_names.push_back(std::move(label));
-      std::size_t k = 0;  // odometer increment, first position fastest
-      for (; k < fs.size(); ++k) {
-        if (++combo[k] < static_cast<int>(fs[k]->levels.size())) break;
+      for (std::size_t k = 0; k < combo.size(); ++k) {  // odometer increment, first position fastest
+        if (++combo[k] < static_cast<int>(t.factors[k]->levels.size())) break;
         combo[k] = 1;
       }
-      if (k == fs.size()) break;
     }
+    p += columns;
+    layout.push_back(std::move(t));
   }
 
-  const auto p = static_cast<Eigen::Index>(cols.size());
-  d.X.resize(n, p);
-  for (Eigen::Index j = 0; j < p; ++j) d.X.col(j) = cols[static_cast<std::size_t>(j)];
+  d.X = Eigen::MatrixXd::Zero(n, p);
+  Eigen::MatrixXd XtX = Eigen::MatrixXd::Zero(p, p);
+  std::vector<Eigen::Index> ones;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const auto row = static_cast<std::size_t>(i);
+    ones.clear();
+    for (const TermColumns& t : layout) {
+      Eigen::Index column = t.first;
+      bool reference = false;
+      for (std::size_t k = 0; k < t.factors.size() && !reference; ++k) {
+        const int code = t.factors[k]->codes[row];
+        reference = code == 0;
+        column += (code - 1) * t.stride[k];
+      }
+      if (!reference) ones.push_back(column);
+    }
+    for (Eigen::Index j : ones) {
+      d.X(i, j) = 1.0;
+      for (Eigen::Index l : ones) XtX(j, l) += 1.0;
+    }
+  }
   d.y.resize(n);
   for (Eigen::Index i = 0; i < n; ++i) d.y[i] = data.response[d.kept_rows[static_cast<std::size_t>(i)]];
 
   // Rank check by an incremental Cholesky of X'X: the pivot r_jj is the squared norm of x_j
   // after projecting out x_1..x_{j-1}; r_jj ~ 0 means x_j is aliased (Golub & Van Loan 4.2).
-  const Eigen::MatrixXd XtX = d.X.transpose() * d.X;
   Eigen::MatrixXd L = Eigen::MatrixXd::Zero(p, p);
   for (Eigen::Index j = 0; j < p; ++j) {
     const std::string& name = d.column_names[static_cast<std::size_t>(j)];
