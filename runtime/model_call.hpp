@@ -28,6 +28,7 @@ class SharedText {
   std::size_t size() const { return str().size(); }
   bool empty() const { return str().empty(); }
   std::size_t find(std::string_view what, std::size_t from = 0) const { return str().find(what, from); }
+  std::size_t rfind(std::string_view what, std::size_t from = std::string::npos) const { return str().rfind(what, from); }
   void clear() { text_.reset(); }
   SharedText& operator+=(std::string_view more) {
     std::string joined = str();
@@ -45,6 +46,39 @@ class SharedText {
   std::shared_ptr<const std::string> text_;
 };
 
+/// Generation parameters that many requests share: a plan's requests of one model, arm and
+/// answer carry the same object, and a copy each (a map of a few nodes) was a fifth of a
+/// ten-model plan's memory. Reads like the JSON object it holds; changing it (edit(), a
+/// non-const `[]`, erase) gives this holder an object of its own first.
+class SharedParams {
+ public:
+  SharedParams() = default;
+  SharedParams(nlohmann::json params) : json_(std::make_shared<nlohmann::json>(std::move(params))) {}  // NOLINT: implicit
+  SharedParams(nlohmann::json::initializer_list_t init) : SharedParams(nlohmann::json(init)) {}        // NOLINT: implicit
+
+  const nlohmann::json& json() const { return json_ ? *json_ : empty_object(); }
+  operator const nlohmann::json&() const { return json(); }  // NOLINT: implicit, reads as the object
+  bool contains(std::string_view key) const { return json().contains(key); }
+  const nlohmann::json& at(const std::string& key) const { return json().at(key); }
+  const nlohmann::json& operator[](const std::string& key) const { return json().at(key); }
+  nlohmann::json& operator[](const std::string& key) { return edit()[key]; }
+  std::size_t erase(const std::string& key) { return edit().erase(key); }
+  /// The object, to change: copied first when another holder shares it.
+  nlohmann::json& edit() {
+    if (!json_) json_ = std::make_shared<nlohmann::json>(nlohmann::json::object());
+    else if (json_.use_count() > 1) json_ = std::make_shared<nlohmann::json>(*json_);
+    return *json_;
+  }
+  friend bool operator==(const SharedParams& a, const nlohmann::json& b) { return a.json() == b; }
+
+ private:
+  static const nlohmann::json& empty_object() {
+    static const nlohmann::json empty = nlohmann::json::object();
+    return empty;
+  }
+  std::shared_ptr<nlohmann::json> json_;
+};
+
 /// Which wire format a provider speaks.
 enum class WireProtocol { openai_chat, anthropic_messages };
 
@@ -54,7 +88,7 @@ struct ModelCall {
   std::string hash;      ///< hex SHA-256 of the canonical request (see interpreter/plan)
   std::string provider;  ///< preset name: openai, anthropic, deepseek, dashscope, groq, gemini, local
   WireProtocol protocol = WireProtocol::openai_chat;
-  std::string base_url;  ///< e.g. https://api.openai.com/v1 (overridable by <PROVIDER>_BASE_URL)
+  SharedText base_url;   ///< e.g. https://api.openai.com/v1 (overridable by <PROVIDER>_BASE_URL); shared like `user`
   std::string key_env;   ///< e.g. OPENAI_API_KEY; empty for keyless local servers
   std::string model;     ///< model string sent to the API, e.g. gpt-5.4
   /// The body field that carries params.max_tokens on the OpenAI protocol: the provider's
@@ -74,7 +108,7 @@ struct ModelCall {
   int answer = 0;
   /// Generation parameters from the spec: temperature, max_tokens, seed, top_p, and
   /// `extra` (an object merged into the request body verbatim).
-  nlohmann::json params = nlohmann::json::object();
+  SharedParams params;
   /// Sent through the provider's batch API (`batch true` on its model or judge): half the
   /// price, within 24 hours. How it travels, not what it asks: not part of the hash.
   bool batch = false;

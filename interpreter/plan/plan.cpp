@@ -49,7 +49,7 @@ nlohmann::json canonical_with(const ModelCall& call, nlohmann::json system_sha25
   j["model"] = call.model;
   j["system_sha256"] = std::move(system_sha256);
   j["user"] = call.user.str();
-  j["params"] = call.params;
+  j["params"] = call.params.json();
   // Only from the second answer on: answer 0's request, and so its hash and every store
   // made before `answers` existed, stay as they were.
   if (call.answer > 0) j["answer"] = call.answer;
@@ -210,18 +210,22 @@ Plan build_plan(const Spec& spec, Diagnostics& diags) {
   // canonical request is serialised once per triple, not once per request.
   auto slot = [&](std::size_t m, std::size_t a, std::size_t k) { return (m * spec.arms.size() + a) * answers + k; };
   std::vector<UserMessageHasher> hashers(spec.models.size() * spec.arms.size() * answers);
-  std::vector<nlohmann::json> params(hashers.size());
+  // Each triple's call but its prompt and hash; its requests share the base URL, system
+  // prompt and parameters of this one rather than a copy each.
+  std::vector<ModelCall> shared(hashers.size());
   for (std::size_t m = 0; m < spec.models.size(); ++m) {
     auto provider = spec.providers.find(spec.models[m].provider);
     if (provider == spec.providers.end()) continue;
     for (std::size_t a = 0; a < spec.arms.size(); ++a)
       for (std::size_t k = 0; k < answers; ++k) {
-        ModelCall call;
+        ModelCall& call = shared[slot(m, a, k)];
         address_to(call, provider->second);
         call.model = spec.models[m].model;
-        call.params = params[slot(m, a, k)] = answer_params(spec.models[m].params, k);
+        call.params = answer_params(spec.models[m].params, k);  // check keeps the price out: what a call costs is not part of it
         call.answer = static_cast<int>(k);
         hashers[slot(m, a, k)] = UserMessageHasher(call, system_hashes[a]);
+        call.system = systems[a];
+        call.batch = spec.models[m].batch;
       }
   }
   for (std::size_t p = 0; p < plan.prompts.size(); ++p) {
@@ -236,13 +240,8 @@ Plan build_plan(const Spec& spec, Diagnostics& diags) {
           r.prompt = p;
           r.model = static_cast<int>(m);
           r.arm = static_cast<int>(a);
-          address_to(r.call, provider->second);
-          r.call.model = model.model;
-          r.call.system = systems[a];
+          r.call = shared[slot(m, a, k)];
           r.call.user = prompt_text;
-          r.call.params = params[slot(m, a, k)];  // check keeps the price out: what a call costs is not part of it
-          r.call.batch = model.batch;
-          r.call.answer = static_cast<int>(k);
           r.call.hash = hashers[slot(m, a, k)].hash(r.call.user);
           plan.requests.push_back(std::move(r));
         }

@@ -35,7 +35,7 @@ std::string call_json(const ModelCall& c) {
   nlohmann::json j = {{"hash", c.hash},        {"provider", c.provider}, {"protocol", protocol_name(c.protocol)},
                       {"base_url", c.base_url}, {"key_env", c.key_env}, {"model", c.model},
                       {"token_limit_field", c.token_limit_field},      {"user", c.user.str()},
-                      {"params", c.params}};
+                      {"params", c.params.json()}};
   if (!c.quotes.empty()) j["quotes"] = c.quotes;  // a judge's request: the store refers to the answer it quotes
   return j.dump();
 }
