@@ -163,22 +163,35 @@ Outcome analyze_audit(Audit& audit, Analysis& analysis) {
   ao.resamples = static_cast<std::size_t>(o.resamples);
   ao.seed = o.seed;
   ao.partial = table.rows.size() < c.plan.requests.size();
+  // What needs the answers' stamps and marks, and the scores file's text, is taken before
+  // the analyses run, and those are let go: at ten times MIRA they are some 200 MB that the
+  // analyses' own peak would otherwise sit on.
+  nlohmann::ordered_json manifest = analyze::manifest(c.spec, scores_path, scores_text, table, ao);
+  analyze::add_run_facts(manifest, c.spec, run, ao);
+  provenance.scores_sha256 = sha256_hex(scores_text);
+  provenance.simulated = analyze::answers_simulated(c.spec, run);
+  nlohmann::ordered_json marked;
+  if (!from_file) {
+    std::vector<std::size_t> rows(c.plan.requests.size());
+    for (std::size_t r = 0; r < rows.size(); ++r) rows[r] = r;
+    marked = marks_json(c.spec, count_marks(c.spec, c.plan, rows, done_rows(stored.done, c.plan, rows), stored.marked));
+  }
+  run.answers = nullptr;
+  stored.stamps = {};
+  stored.marked = {};
+  std::string().swap(scores_text);
+
   analyze::Output result = analyze::analyze_scores(c.spec, table, ao, c.sources, analysis.diagnostics);
-  nlohmann::ordered_json json{{"manifest", analyze::manifest(c.spec, scores_path, scores_text, table, ao)}};
-  analyze::add_run_facts(json["manifest"], c.spec, run, ao);
+  analyze::add_late_inputs(manifest, c.sources);  // a table an analysis read (`against csv(...)`)
+  nlohmann::ordered_json json{{"manifest", std::move(manifest)}};
   json.update(result.json);
   if (!from_file) {
     json["coverage"] = analyze::score_coverage(c.spec, c.plan, stored.done, table, analysis.diagnostics);
-    std::vector<std::size_t> rows(c.plan.requests.size());
-    for (std::size_t r = 0; r < rows.size(); ++r) rows[r] = r;
-    json["answers_marked"] =
-        marks_json(c.spec, count_marks(c.spec, c.plan, rows, done_rows(stored.done, c.plan, rows), stored.marked));
+    json["answers_marked"] = std::move(marked);
   }
   if (json.contains("analyses"))
     analyze::add_unused_answers(c.spec, c.plan, stored.done, table, c.sources, json["analyses"]);
   result.json = std::move(json);
-  provenance.scores_sha256 = sha256_hex(scores_text);
-  provenance.simulated = analyze::answers_simulated(c.spec, run);
   result.csv_preamble = analyze::csv_provenance(provenance);
   analysis.output = std::move(result);
   analysis.score_rows = table.rows.size();

@@ -102,6 +102,8 @@ nlohmann::ordered_json dates_json(const RunFacts& run) {
   return out;
 }
 
+}  // namespace
+
 // Files read after the spec was checked (the table an `against csv(...)` names, which its
 // analysis reads) join the inputs; the scores file has its own entry.
 void add_late_inputs(nlohmann::ordered_json& manifest, const SourceManager& sources) {
@@ -115,8 +117,6 @@ void add_late_inputs(nlohmann::ordered_json& manifest, const SourceManager& sour
       inputs.push_back({{"path", sources.path(id)}, {"sha256", sha256_hex(sources.text(id))}});
   }
 }
-
-}  // namespace
 
 std::vector<std::string> simulated_models(const Spec& spec) {
   std::vector<std::string> out;

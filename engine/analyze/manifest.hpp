@@ -36,6 +36,10 @@ std::vector<std::string> simulated_judges(const Spec& spec);
 /// provider, or a scores file that says so.
 bool answers_simulated(const Spec& spec, const RunFacts& run);
 
+/// Adds the files read since the spec was checked (the table an `against csv(...)` names,
+/// which its analysis reads) to `manifest`'s `inputs`; those listed already stay as they are.
+void add_late_inputs(nlohmann::ordered_json& manifest, const SourceManager& sources);
+
 /// Adds to `manifest` (analyze::manifest()'s) the files read since the spec was checked to
 /// `inputs`, and `simulated`, `simulated_models`, `simulated_judges`, `models`, `judges`,
 /// `plan`, `random_seeds` and `dates`.
