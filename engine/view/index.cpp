@@ -87,10 +87,13 @@ std::unique_ptr<AnswerIndex> AnswerIndex::build(const Audit& audit, Outcome& out
     row.model = static_cast<std::uint16_t>(r.model);
     row.arm = static_cast<std::uint16_t>(r.arm);
   }
-  index->read_statuses();
   index->table_.path = index->store_->path().string();
-  if (int judge = spec.judge_index(spec.scores_rater); judge >= 0) index->read_judge(judge);
-  else if (!spec.scores_rater.empty()) index->read_rater(spec.scores_rater);
+  if (int judge = spec.judge_index(spec.scores_rater); judge >= 0) {
+    index->read_judge(judge);
+  } else {
+    index->read_statuses();
+    if (!spec.scores_rater.empty()) index->read_rater(spec.scores_rater);
+  }
   index->table_.rater = spec.scores_rater;
   index->mark_flags();
   // Resolving judgments the store keeps none of reads every answer into memory (one scan
@@ -115,7 +118,8 @@ std::unique_ptr<AnswerIndex> AnswerIndex::build(const Audit& audit, Outcome& out
 }
 
 // Every request's status from one scan of the store's answers, which reads no texts: a
-// look-up per request would read each answer's text too.
+// look-up per request would read each answer's text too. (With a judge as the scoring
+// rater, read_judge finds them without: a judged answer is done.)
 void AnswerIndex::read_statuses() {
   const Plan& plan = this->plan();
   HashMap<std::uint32_t> row_of;
@@ -157,6 +161,13 @@ void AnswerIndex::read_judge(int judge) {
   for (std::size_t i = 0; i < rows_.size(); ++i) {
     const JudgeState& s = states[i];
     rows_[i].judging = judging_from(s.kind);
+    // Only a done answer is judged; one that is not is missing or failed, which its
+    // look-up tells (a failed answer has no text to read).
+    rows_[i].status = AnswerStatus::done;
+    if (s.kind == JudgeState::Kind::no_answer) {
+      const std::shared_ptr<const Store::Brief> b = store_->brief(plan.requests[i].call.hash);
+      rows_[i].status = !b ? AnswerStatus::missing : b->status == "done" ? AnswerStatus::done : AnswerStatus::failed;
+    }
     if (s.kind != JudgeState::Kind::scored) continue;
     met.clear();
     for (const auto& g : s.scores.criteria) met.push_back(g.met ? 1 : 0);

@@ -36,9 +36,10 @@ class GroupKey {
       if (static_cast<int>(f) != factor_) k += weights_[w++] * digit(levels[f]);
     return k;
   }
-  /// Orders rows whose keys are equal: by their fields, when the key does not hold them.
+  /// Whether key() tells every group apart (else it is 0, and compare() orders the rows).
+  bool packed() const { return packed_; }
+  /// Orders rows by their fields, for when the key does not hold them.
   int compare(const AnswerRow& x, const AnswerRow& y) const {
-    if (packed_) return 0;
     const std::vector<int> fx = fields(x), fy = fields(y);
     return fx < fy ? -1 : fy < fx ? 1 : 0;
   }
@@ -69,6 +70,7 @@ MatchedRows match_rows(const AnswerIndex& index, const std::vector<std::size_t>&
     bool a;
   };
   std::vector<Side> sides;
+  sides.reserve(candidates.size());
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const AnswerRow& r = rows[candidates[i]];
     const int level = index.levels(r)[static_cast<std::size_t>(factor)];
@@ -76,12 +78,16 @@ MatchedRows match_rows(const AnswerIndex& index, const std::vector<std::size_t>&
   }
   auto compare = [&](const Side& x, const Side& y) {
     if (x.key != y.key) return x.key < y.key ? -1 : 1;
-    return group.compare(rows[x.row], rows[y.row]);
+    return group.packed() ? 0 : group.compare(rows[x.row], rows[y.row]);
   };
-  std::sort(sides.begin(), sides.end(), [&](const Side& x, const Side& y) {
-    const int c = compare(x, y);
-    return c != 0 ? c < 0 : x.order < y.order;
-  });
+  if (group.packed())
+    std::sort(sides.begin(), sides.end(),
+              [](const Side& x, const Side& y) { return x.key != y.key ? x.key < y.key : x.order < y.order; });
+  else
+    std::sort(sides.begin(), sides.end(), [&](const Side& x, const Side& y) {
+      const int c = compare(x, y);
+      return c != 0 ? c < 0 : x.order < y.order;
+    });
   // Each group's pair, in the order of the group's first row, as the analyses list them.
   MatchedRows out;
   std::vector<std::pair<std::size_t, std::pair<std::size_t, std::size_t>>> found;  // (first row's order, pair)

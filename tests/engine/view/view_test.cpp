@@ -257,3 +257,46 @@ TEST_CASE("a page's answer texts and the judge's rationales are read from the st
       CHECK_FALSE(answer["rationales"]["D3"].get<std::string>().empty());
     }
 }
+
+TEST_CASE("requests the store has no answer for are missing, with no answer to judge and no text") {
+  const fs::path dir = fs::temp_directory_path() / "mirac_view_missing_test";
+  fs::remove_all(dir);
+  const char* root = std::getenv("MIRAC_SOURCE_DIR");
+  REQUIRE(root != nullptr);
+  mirac::AuditOptions o;
+  o.spec = fs::path(root) / "examples/otc/otc.audit";
+  o.store = dir.string();
+  o.offline = true;
+  o.resamples = 100;
+  o.only = "model=mini";  // the run sends one model's requests; the view shows both models'
+  const std::atomic<bool> never{false};
+  mirac::AuditEvents quiet;
+  mirac::Outcome done = mirac::run_audit(o, never, quiet);
+  INFO(done.message);
+  REQUIRE(done.ok());
+  o.only.clear();
+  mirac::Audit audit = mirac::open_audit(o);
+  REQUIRE(audit.ok());
+  mirac::Outcome built;
+  auto index = mirac::view::AnswerIndex::build(audit, built);
+  INFO(built.message);
+  REQUIRE(index);
+  REQUIRE(index->rows().size() == 48);
+  std::string error;
+  auto count = [&](const Params& params) {
+    return mirac::view::filter_rows(*index, mirac::view::parse_filter(*index, params, error)).size();
+  };
+  CHECK(count({{"status", "missing"}}) == 24);
+  CHECK(count({{"status", "missing"}, {"model", "mini"}}) == 0);
+  CHECK(count({{"judge", "no_answer"}}) == 24);
+  CHECK(count({{"status", "done"}, {"judge", "scored"}}) == 24);
+  CHECK(error.empty());
+  const auto missing = mirac::view::filter_rows(*index, mirac::view::parse_filter(*index, {{"status", "missing"}}, error));
+  const auto detail = mirac::view::answer_json(*index, index->rows()[missing.front()]);
+  CHECK(detail["status"] == "missing");
+  CHECK(detail["judge"] == "no_answer");
+  CHECK(detail["text"] == "");
+  CHECK(detail["scores"]["D3"].is_null());
+  index.reset();
+  fs::remove_all(dir);
+}
