@@ -38,6 +38,11 @@ namespace {
 
 constexpr double kNa = std::numeric_limits<double>::quiet_NaN();
 
+// Judgments resolved at once while building: their states are what the build holds besides
+// the index (a few hundred bytes each).
+constexpr std::size_t kJudgmentBlock = 16384;
+constexpr bool kMayPreloadBriefs = false;
+
 Judging judging_from(JudgeState::Kind kind) {
   switch (kind) {
     case JudgeState::Kind::no_answer: return Judging::no_answer;
@@ -96,10 +101,9 @@ std::unique_ptr<AnswerIndex> AnswerIndex::build(const Audit& audit, Outcome& out
   }
   index->table_.rater = spec.scores_rater;
   index->mark_flags();
-  // Resolving judgments the store keeps none of reads every answer into memory (one scan
-  // is faster than a look-up each); the pages read a few, so that memory is given back.
+  // A panel's scores (rater_scores) may have read every answer's brief into memory at once;
+  // the pages read a few, so that memory is given back with the store it was read into.
   if (index->store_->serves_briefs_from_memory()) {
-    index->store_.reset();
     index->store_ = Store::open(audit.run_dir, error);
     if (!index->store_) {
       outcome = Outcome::fail(kRunError, "mirac view: " + error);
@@ -107,8 +111,8 @@ std::unique_ptr<AnswerIndex> AnswerIndex::build(const Audit& audit, Outcome& out
     }
   }
 #if defined(__GLIBC__)
-  // The judgments' states (and those texts) are freed, but glibc keeps freed memory for the
-  // process: the server would hold it for as long as it runs. Handed back to the system here.
+  // The judgments' states and what the store keeps of them are freed, but glibc keeps freed
+  // memory for the process: the server would hold it for as long as it runs. Handed back here.
   malloc_trim(0);
 #endif
   // The store finds a hash's row through a map of every row it reads on its first look-up
@@ -147,31 +151,39 @@ void AnswerIndex::add_scored(AnswerRow& row, const std::vector<double>& scores, 
 
 // A judge's verdicts as the store keeps them (JudgmentDetail::scores: the scores and the
 // criteria met, without reading a reply), the same that `mirac analyze` reads, so flags see
-// what the analyses see.
+// what the analyses see. Block by block, so that the states held at once are a block's (at
+// ten times MIRA, all 432,000 at once were a third of the view's peak). Judgments the store
+// does not keep (the first start of a new build of mirac) are read from their replies one
+// look-up at a time: preloading every brief would read the whole store's texts into memory.
 void AnswerIndex::read_judge(int judge) {
   const Spec& spec = this->spec();
   const Plan& plan = this->plan();
   judge_ = std::make_unique<JudgeBuilder>(spec, audit_.sources(), judge);
   table_.dims = judge_->dims();
-  std::vector<std::size_t> all(plan.requests.size());
-  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-  const std::vector<JudgeState> states =
-      resolve_judging(spec, plan, *judge_, *store_, all, audit_.options.repairs, JudgmentDetail::scores);
+  JudgingResolver resolver(spec, plan, *judge_, *store_, audit_.options.repairs, JudgmentDetail::scores,
+                           kMayPreloadBriefs);
   std::vector<std::uint8_t> met;
-  for (std::size_t i = 0; i < rows_.size(); ++i) {
-    const JudgeState& s = states[i];
-    rows_[i].judging = judging_from(s.kind);
-    // Only a done answer is judged; one that is not is missing or failed, which its
-    // look-up tells (a failed answer has no text to read).
-    rows_[i].status = AnswerStatus::done;
-    if (s.kind == JudgeState::Kind::no_answer) {
-      const std::shared_ptr<const Store::Brief> b = store_->brief(plan.requests[i].call.hash);
-      rows_[i].status = !b ? AnswerStatus::missing : b->status == "done" ? AnswerStatus::done : AnswerStatus::failed;
+  std::vector<std::size_t> block;
+  for (std::size_t begin = 0; begin < rows_.size(); begin += kJudgmentBlock) {
+    block.clear();
+    for (std::size_t i = begin; i < rows_.size() && i < begin + kJudgmentBlock; ++i) block.push_back(i);
+    const std::vector<JudgeState> states = resolver.resolve(block);
+    for (std::size_t k = 0; k < block.size(); ++k) {
+      const JudgeState& s = states[k];
+      const std::size_t i = block[k];
+      rows_[i].judging = judging_from(s.kind);
+      // Only a done answer is judged; one that is not is missing or failed, which its
+      // look-up tells (a failed answer has no text to read).
+      rows_[i].status = AnswerStatus::done;
+      if (s.kind == JudgeState::Kind::no_answer) {
+        const std::shared_ptr<const Store::Brief> b = store_->brief(plan.requests[i].call.hash);
+        rows_[i].status = !b ? AnswerStatus::missing : b->status == "done" ? AnswerStatus::done : AnswerStatus::failed;
+      }
+      if (s.kind != JudgeState::Kind::scored) continue;
+      met.clear();
+      for (const auto& g : s.scores.criteria) met.push_back(g.met ? 1 : 0);
+      add_scored(rows_[i], s.scores.scores, met);
     }
-    if (s.kind != JudgeState::Kind::scored) continue;
-    met.clear();
-    for (const auto& g : s.scores.criteria) met.push_back(g.met ? 1 : 0);
-    add_scored(rows_[i], s.scores.scores, met);
   }
 }
 
