@@ -123,7 +123,7 @@ std::vector<Estimated> least_squares_truth(const analyze::Context& ctx, const as
   std::vector<stats::FixedTerm> terms = mf.fixed;
   terms.insert(terms.begin(), stats::FixedTerm{});  // the intercept
   stats::Design design = stats::build_design(mf.frame, terms, mf.levels);
-  Eigen::VectorXd beta = design.X.colPivHouseholderQr().solve(design.y);
+  Eigen::VectorXd beta = design.X.toDense().colPivHouseholderQr().solve(design.y);
   std::vector<Estimated> out;
   for (std::size_t i = 0; i < design.column_names.size(); ++i)
     out.push_back({{a.name.name, "lmm", design.column_names[i]}, {beta(static_cast<Eigen::Index>(i))}});

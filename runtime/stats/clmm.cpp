@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <set>
 #include <stdexcept>
@@ -275,11 +274,7 @@ ClmmFit clmm_fit(const DataFrame& data, const ClmmSpec& spec, const ClmmOptions&
   for (const auto& t : spec.fixed)
     if (!t.empty()) terms.push_back(t);
   Design design = build_design(data, terms, spec.levels);
-  // Dropped in place: a copy of the n x p design is a fresh allocation's page faults, a
-  // tenth of a second at ten times MIRA (issue 29).
-  const Eigen::Index rows = design.X.rows(), columns = design.X.cols() - 1;
-  std::memmove(design.X.data(), design.X.data() + rows, sizeof(double) * static_cast<std::size_t>(rows * columns));
-  design.X.conservativeResize(rows, columns);
+  design.X = SparseRows(design.X.rightCols(design.X.cols() - 1));
   design.column_names.erase(design.column_names.begin());
   // categories: the observed values, ascending; y becomes their index
   std::set<double> values(design.y.data(), design.y.data() + design.y.size());

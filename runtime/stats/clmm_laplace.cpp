@@ -64,17 +64,17 @@ RowTerms row_terms(double z0, double z1, bool full) {
 
 }  // namespace
 
-LaplaceProblem::LaplaceProblem(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const CodedFactor& group,
+LaplaceProblem::LaplaceProblem(const SparseRows& X, const Eigen::VectorXd& y, const CodedFactor& group,
                                std::size_t categories)
-    : X_(X), k_(static_cast<Eigen::Index>(categories) - 1) {
+    : n_(X.rows()), p_(X.cols()), k_(static_cast<Eigen::Index>(categories) - 1) {
   if (y.size() != X.rows() || group.codes.size() != static_cast<std::size_t>(X.rows())) {
     throw std::invalid_argument("clmm_fit: response, design and group disagree in length");
   }
   y_.reserve(static_cast<std::size_t>(y.size()));
   for (Eigen::Index i = 0; i < y.size(); ++i) y_.push_back(static_cast<int>(y[i]));
   // Sparse when at most a third of X is non-zero: below that the sparse products win.
-  const Eigen::Index nonzeros = (X.array() != 0.0).count();
-  if (X.size() > 0 && 3 * nonzeros <= X.size()) sparse_ = X.sparseView();
+  if (X.size() > 0 && X.nonZeros() > 0 && 3 * X.nonZeros() <= X.size()) sparse_ = X;
+  else dense_ = X.toDense();
   rows_.resize(group.levels.size());
   for (std::size_t i = 0; i < group.codes.size(); ++i) {
     rows_[static_cast<std::size_t>(group.codes[i])].push_back(static_cast<Eigen::Index>(i));
@@ -83,12 +83,12 @@ LaplaceProblem::LaplaceProblem(const Eigen::MatrixXd& X, const Eigen::VectorXd& 
 
 LaplaceValue LaplaceProblem::evaluate(const Eigen::VectorXd& v, std::vector<double>& modes,
                                       LaplaceDerivatives derivatives) const {
-  const Eigen::Index p = X_.cols(), tau = k_ + p;
+  const Eigen::Index p = p_, tau = k_ + p;
   const Eigen::VectorXd theta = v.head(k_);
   Eigen::VectorXd& eta = eta_;
-  eta.resize(X_.rows());
+  eta.resize(n_);
   if (sparse_design()) eta.noalias() = sparse_ * v.segment(k_, p);
-  else eta.noalias() = X_ * v.segment(k_, p);
+  else eta.noalias() = dense_ * v.segment(k_, p);
   const double sigma2 = std::exp(2.0 * v[tau]);
   LaplaceValue out;
   out.gradient = Eigen::VectorXd::Zero(parameters());
@@ -110,7 +110,7 @@ LaplaceValue LaplaceProblem::evaluate(const Eigen::VectorXd& v, std::vector<doub
     return std::pair{z0, z1};
   };
   Eigen::VectorXd& w = w_;  // per-row weight of x_i in d nll / d beta
-  w.setZero(X_.rows());
+  w.setZero(n_);
   std::vector<RowTerms> terms;  // the current group's, reused from group to group
   for (std::size_t g = 0; g < rows_.size(); ++g) {
     const auto& rows = rows_[g];
@@ -178,7 +178,7 @@ LaplaceValue LaplaceProblem::evaluate(const Eigen::VectorXd& v, std::vector<doub
     if (with_hessian) add_group_hessian(g, theta, b, sigma2, D, H3, out.hessian);
   }
   if (sparse_design()) out.gradient.segment(k_, p).noalias() = sparse_.transpose() * w;
-  else out.gradient.segment(k_, p).noalias() = X_.transpose() * w;
+  else out.gradient.segment(k_, p).noalias() = dense_.transpose() * w;
   return out;
 }
 

@@ -32,7 +32,9 @@ enum class LaplaceDerivatives { gradient, hessian };
 class LaplaceProblem {
  public:
   /// X: n x p without intercept; y: category index 0..categories-1 per row; group codes per row.
-  LaplaceProblem(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const CodedFactor& group, std::size_t categories);
+  LaplaceProblem(const SparseRows& X, const Eigen::VectorXd& y, const CodedFactor& group, std::size_t categories);
+  LaplaceProblem(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const CodedFactor& group, std::size_t categories)
+      : LaplaceProblem(SparseRows(X.sparseView()), y, group, categories) {}
 
   /// Evaluates at natural parameters v = (theta, beta, log sigma). `modes` holds one b per
   /// group: the start of each inner Newton search on input, the modes found on output.
@@ -40,7 +42,7 @@ class LaplaceProblem {
                         LaplaceDerivatives derivatives = LaplaceDerivatives::gradient) const;
 
   Eigen::Index thresholds() const { return k_; }
-  Eigen::Index parameters() const { return k_ + X_.cols() + 1; }
+  Eigen::Index parameters() const { return k_ + p_ + 1; }
   /// Whether the design is held sparse (see sparse_).
   bool sparse_design() const { return sparse_.nonZeros() > 0; }
   std::size_t group_count() const { return rows_.size(); }
@@ -52,13 +54,15 @@ class LaplaceProblem {
   void add_group_hessian(std::size_t g, const Eigen::VectorXd& theta, double b, double sigma2, double D, double E,
                          Eigen::MatrixXd& hessian) const;
 
-  const Eigen::MatrixXd& X_;
+  Eigen::Index n_, p_;  ///< X's rows and columns
+  /// X as is, when more than a third of it is non-zero (empty otherwise).
+  Eigen::MatrixXd dense_;
   /// X by rows without its zeros, when most of it is zeros (dummy codings and their
   /// interactions: a row of MIRA's design has about 12 non-zeros of 20 to 70 columns).
   /// Every evaluation multiplies X and its transpose once; held sparse, that costs the
   /// non-zeros, not n x p, so adding models (a column each) no longer adds to every
   /// row's cost (issue 29). Empty when X is dense enough to multiply as is.
-  Eigen::SparseMatrix<double, Eigen::RowMajor> sparse_;
+  SparseRows sparse_;
   /// Scratch of evaluate(), kept between calls: a fit evaluates hundreds of times, and
   /// fresh vectors of n each time were a tenth of its time in page faults at 216,000 rows.
   /// So evaluate() is not to be called from two threads at once on one problem.

@@ -25,7 +25,7 @@ namespace mirac::stats {
 void LaplaceProblem::add_group_hessian(std::size_t g, const Eigen::VectorXd& theta, double b, double sigma2,
                                        double D, double E, Eigen::MatrixXd& hessian) const {
   constexpr double kInf = std::numeric_limits<double>::infinity();
-  const Eigen::Index p = X_.cols(), tau = k_ + p, m = parameters();
+  const Eigen::Index p = p_, tau = k_ + p, m = parameters();
   Eigen::VectorXd A = Eigen::VectorXd::Zero(m), B = Eigen::VectorXd::Zero(m), C = Eigen::VectorXd::Zero(m);
   double G = 0.0;
   const double slope_of_log_D = E / (2.0 * D);  // F_b at the mode
@@ -57,11 +57,11 @@ void LaplaceProblem::add_group_hessian(std::size_t g, const Eigen::VectorXd& the
     }
     nonzeros.clear();
     if (sparse_design()) {
-      for (Eigen::SparseMatrix<double, Eigen::RowMajor>::InnerIterator it(sparse_, i); it; ++it)
+      for (SparseRows::InnerIterator it(sparse_, i); it; ++it)
         nonzeros.emplace_back(it.col(), it.value());
     } else {
       for (Eigen::Index j = 0; j < p; ++j)
-        if (X_(i, j) != 0.0) nonzeros.emplace_back(j, X_(i, j));
+        if (dense_(i, j) != 0.0) nonzeros.emplace_back(j, dense_(i, j));
     }
     for (const auto& [j, x] : nonzeros) {
       const Eigen::Index col = k_ + j;

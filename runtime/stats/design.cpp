@@ -83,10 +83,10 @@ Design build_design(const DataFrame& data, const std::vector<FixedTerm>& terms,
 
   // Columns term by term, non-reference level combinations first variable fastest (R's
   // model.matrix). A row has at most one 1 per term: the column of its own combination, when
-  // no variable of the term is at its reference. X is filled row by row at those columns
-  // only, and X'X (for the rank check) from them: rows x terms^2, not rows x columns (twice)
-  // and rows x columns^2 as column-by-column products cost, which grew with every model a
-  // spec adds (issue 29).
+  // no variable of the term is at its reference. X holds those columns only, row by row,
+  // and X'X (for the rank check) is summed from them: rows x terms^2, not rows x columns
+  // (twice) and rows x columns^2 as column-by-column products cost, which grew with every
+  // model a spec adds (issue 29).
   struct TermColumns {
     std::vector<const CodedFactor*> factors;
     Eigen::Index first = 0;                  ///< its first column
@@ -131,9 +131,10 @@ Design build_design(const DataFrame& data, const std::vector<FixedTerm>& terms,
     layout.push_back(std::move(t));
   }
 
-  d.X = Eigen::MatrixXd::Zero(n, p);
+  d.X.resize(n, p);
+  d.X.reserve(n * static_cast<Eigen::Index>(layout.size()));
   Eigen::MatrixXd XtX = Eigen::MatrixXd::Zero(p, p);
-  std::vector<Eigen::Index> ones;
+  std::vector<Eigen::Index> ones;  // ascending: terms' columns follow each other
   for (Eigen::Index i = 0; i < n; ++i) {
     const auto row = static_cast<std::size_t>(i);
     ones.clear();
@@ -147,11 +148,13 @@ Design build_design(const DataFrame& data, const std::vector<FixedTerm>& terms,
       }
       if (!reference) ones.push_back(column);
     }
+    d.X.startVec(i);
     for (Eigen::Index j : ones) {
-      d.X(i, j) = 1.0;
+      d.X.insertBack(i, j) = 1.0;
       for (Eigen::Index l : ones) XtX(j, l) += 1.0;
     }
   }
+  d.X.finalize();
   d.y.resize(n);
   for (Eigen::Index i = 0; i < n; ++i) d.y[i] = data.response[d.kept_rows[static_cast<std::size_t>(i)]];
 

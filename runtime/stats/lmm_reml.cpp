@@ -12,7 +12,7 @@
 
 namespace mirac::stats {
 
-RemlProblem::RemlProblem(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const std::vector<CodedFactor>& groups)
+RemlProblem::RemlProblem(const SparseRows& X, const Eigen::VectorXd& y, const std::vector<CodedFactor>& groups)
     : d_n(static_cast<std::size_t>(X.rows())) {
   if (y.size() != X.rows()) throw std::invalid_argument("RemlProblem: X and y differ in rows");
   if (groups.empty()) throw std::invalid_argument("RemlProblem: no random intercept");
@@ -31,23 +31,22 @@ RemlProblem::RemlProblem(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, con
   // A design of dummy codings is mostly zeros (MIRA's: about 12 non-zeros a row of 20 to 70
   // columns). Its products then cost the rows' non-zeros (squared, for X'X), not n p^2, so a
   // column per model no longer adds to every row's cost (issue 29).
-  const Eigen::Index nonzeros = (X.array() != 0.0).count();
-  using SparseRows = Eigen::SparseMatrix<double, Eigen::RowMajor>;
-  SparseRows sparse;  // X by rows without its zeros, when it is mostly zeros
-  if (X.size() > 0 && 3 * nonzeros <= X.size()) sparse = X.sparseView();
-  const bool use_sparse = sparse.nonZeros() > 0;
+  // A design denser than that is multiplied dense, as before it was held sparse.
+  const bool use_sparse = X.size() > 0 && X.nonZeros() > 0 && 3 * X.nonZeros() <= X.size();
+  Eigen::MatrixXd dense;
+  if (!use_sparse) dense = X.toDense();
   if (use_sparse) {
     d_XtX = Eigen::MatrixXd::Zero(p, p);
     d_Xty = Eigen::VectorXd::Zero(p);
     for (Eigen::Index i = 0; i < X.rows(); ++i) {
-      for (SparseRows::InnerIterator a(sparse, i); a; ++a) {
+      for (SparseRows::InnerIterator a(X, i); a; ++a) {
         d_Xty[a.col()] += a.value() * y[i];
-        for (SparseRows::InnerIterator b(sparse, i); b; ++b) d_XtX(a.col(), b.col()) += a.value() * b.value();
+        for (SparseRows::InnerIterator b(X, i); b; ++b) d_XtX(a.col(), b.col()) += a.value() * b.value();
       }
     }
   } else {
-    d_XtX = X.transpose() * X;  // X'X, O(n p^2) once
-    d_Xty = X.transpose() * y;
+    d_XtX = dense.transpose() * dense;  // X'X, O(n p^2) once
+    d_Xty = dense.transpose() * y;
   }
   d_yty = y.squaredNorm();
   // Nested: one factor's groups each within one group of the other. Then Z'Z needs no
@@ -90,9 +89,9 @@ RemlProblem::RemlProblem(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, con
     for (std::size_t k = 0; k < groups.size(); ++k) {
       // Z'X: per-group column sums of X
       if (use_sparse) {
-        for (SparseRows::InnerIterator a(sparse, i); a; ++a) d_ZtX(col[k], a.col()) += a.value();
+        for (SparseRows::InnerIterator a(X, i); a; ++a) d_ZtX(col[k], a.col()) += a.value();
       } else {
-        d_ZtX.row(col[k]) += X.row(i);
+        d_ZtX.row(col[k]) += dense.row(i);
       }
       d_Zty[col[k]] += y[i];
       d_counts[col[k]] += 1.0;  // diag(Z'Z): group sizes

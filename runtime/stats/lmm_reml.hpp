@@ -33,7 +33,9 @@ struct RemlEvaluation {
 /// W = I + Z Lambda Lambda' Z' is the marginal covariance of y over sigma^2.
 class RemlProblem {
  public:
-  RemlProblem(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const std::vector<CodedFactor>& groups);
+  RemlProblem(const SparseRows& X, const Eigen::VectorXd& y, const std::vector<CodedFactor>& groups);
+  RemlProblem(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const std::vector<CodedFactor>& groups)
+      : RemlProblem(SparseRows(X.sparseView()), y, groups) {}
 
   std::size_t n() const { return d_n; }
   std::size_t p() const { return static_cast<std::size_t>(d_XtX.rows()); }

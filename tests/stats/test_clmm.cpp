@@ -108,7 +108,7 @@ TEST_CASE("clmm's analytic gradient agrees with differences of its objective") {
   const Case c = reference_case(reference()["cases"]["small"]);
   std::vector<FixedTerm> terms{FixedTerm{}, FixedTerm{"arm"}};
   Design design = build_design(c.data, terms, c.spec.levels);
-  design.X = Eigen::MatrixXd(design.X.rightCols(1));
+  design.X = SparseRows(design.X.rightCols(1));
   for (Eigen::Index i = 0; i < design.y.size(); ++i) design.y[i] -= 1.0;  // scores 1..4 -> 0..3
   const CodedFactor group = code_factor(c.data, "g", design.kept_rows, {});
   const LaplaceProblem prob(design.X, design.y, group, 4);

@@ -52,9 +52,9 @@ TEST_CASE("build_design: treatment coding and names, interaction first variable 
   CHECK(d.X.rows() == 18);
   // row 5 is (x2, y3): intercept, a=x2, b=y3, a=x2:b=y3
   CHECK(d.X.row(5).sum() == 4.0);
-  CHECK(d.X(5, 1) == 1.0);
-  CHECK(d.X(5, 4) == 1.0);
-  CHECK(d.X(5, 7) == 1.0);
+  CHECK(d.X.coeff(5, 1) == 1.0);
+  CHECK(d.X.coeff(5, 4) == 1.0);
+  CHECK(d.X.coeff(5, 7) == 1.0);
 }
 
 TEST_CASE("build_design: explicit level order and reference level") {
