@@ -22,7 +22,7 @@ std::string spec_sha256(const Spec& spec);
 /// The reproducibility manifest's part that the scores and the spec give: spec and scores
 /// paths and SHA-256, data inputs, mirac version, bootstrap seed and resamples (what the
 /// run adds: manifest.hpp).
-nlohmann::ordered_json manifest(const Spec& spec, const std::filesystem::path& scores_path, const std::string& scores_text,
+nlohmann::ordered_json manifest(const Spec& spec, const std::filesystem::path& scores_path, const std::string& scores_sha256,
                                 const ScoreTable& scores, const AnalyzeOptions& options);
 
 /// Writes DIR/results.json and DIR/<table>.csv, each CSV opening with `out.csv_preamble`.

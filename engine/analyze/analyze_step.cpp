@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "engine/judge/judge_phase.hpp"
+#include "runtime/hash/hash.hpp"
 #include "engine/analyze/coverage.hpp"
 #include "engine/analyze/freshness.hpp"
 #include "engine/analyze/manifest.hpp"
@@ -62,13 +63,13 @@ std::vector<std::string> compared_raters(const Spec& spec) {
 struct StoredAnswers {
   HashSet done;
   std::unordered_map<std::string, Store::Marks> marked;  ///< those the servers did not treat as asked
-  std::unordered_map<std::string, Store::Stamp> stamps;  ///< as what and when each came back
+  analyze::AnswerFacts facts;  ///< as what and when the plan's answers came back
 };
 
 // The scores the analyses' rater gave in the store, written to `<out_dir>/scores.csv` after
 // the `preamble` (its provenance lines).
 Outcome scores_from_run(Audit& audit, const std::filesystem::path& out_dir, const std::string& preamble,
-                        analyze::ScoreTable& table, std::filesystem::path& path, std::string& text,
+                        analyze::ScoreTable& table, std::filesystem::path& path, std::string& sha256,
                         StoredAnswers& stored) {
   const Spec& spec = audit.spec();
   if (spec.judges.empty())
@@ -94,7 +95,7 @@ Outcome scores_from_run(Audit& audit, const std::filesystem::path& out_dir, cons
     fill_human_dimensions(spec, table, people_scores());
   stored.done = store->done_hashes();
   stored.marked = store->marked_answers();
-  stored.stamps = store->answer_stamps();
+  stored.facts = analyze::answer_facts(audit.plan(), spec.models.size(), *store);
   // The other raters that agreement analyses compare.
   for (const std::string& rater : compared_raters(spec)) {
     if (rater == spec.scores_rater) continue;
@@ -108,13 +109,20 @@ Outcome scores_from_run(Audit& audit, const std::filesystem::path& out_dir, cons
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
   path = out_dir / "scores.csv";
-  text = preamble + scores_csv(spec, table);
+  // Written and hashed a line at a time, never held whole.
+  std::ofstream file(path, std::ios::binary);
+  Sha256 hash;
+  auto write_text = [&](std::string_view text) {
+    file.write(text.data(), static_cast<std::streamsize>(text.size()));
+    hash.update(text);
+  };
+  write_text(preamble);
+  write_scores_csv(spec, table, write_text);
+  if (!file.flush()) return Outcome::fail(kUsageError, fmt::format("mirac: cannot write {}", path.string()));
+  sha256 = hash.hex();
   // Each row's line in the file, for the messages that point at it, moves down past the preamble.
   const auto preamble_lines = static_cast<std::size_t>(std::count(preamble.begin(), preamble.end(), '\n'));
   for (auto& row : table.rows) row.line += preamble_lines;
-  std::ofstream file(path, std::ios::binary);
-  if (!(file << text) || !file.flush())
-    return Outcome::fail(kUsageError, fmt::format("mirac: cannot write {}", path.string()));
   table.path = path.string();
   return {};
 }
@@ -146,7 +154,8 @@ Outcome analyze_audit(Audit& audit, Analysis& analysis) {
   Compilation& c = *audit.compilation;
   analyze::ScoreTable table;
   std::filesystem::path scores_path = o.scores;
-  std::string scores_text;
+  std::string scores_text;    // a scores file's (`--scores`); a run's is written, not kept
+  std::string scores_sha256;  // the scores file's, either way
   StoredAnswers stored;  // empty when the scores come from a file
   analysis.analyzed_at = analyzed_at(o);
   analyze::RunFacts run{c.plan, c.sources, o.offline, analysis.analyzed_at};
@@ -154,21 +163,21 @@ Outcome analyze_audit(Audit& audit, Analysis& analysis) {
                                  analyze::simulated_models(c.spec)};
   Outcome read = from_file ? scores_from_file(audit, table, scores_text, analysis.diagnostics)
                            : scores_from_run(audit, analysis.out_dir, analyze::csv_provenance(provenance), table,
-                                             scores_path, scores_text, stored);
+                                             scores_path, scores_sha256, stored);
   if (!read.ok()) return read;
+  if (from_file) scores_sha256 = sha256_hex(scores_text);
   if (from_file) run.scores_simulated = analyze::csv_says_simulated(scores_text);
-  else run.answers = &stored.stamps;
+  else run.answers = &stored.facts;
 
   analyze::AnalyzeOptions ao;
   ao.resamples = static_cast<std::size_t>(o.resamples);
   ao.seed = o.seed;
   ao.partial = table.rows.size() < c.plan.requests.size();
-  // What needs the answers' stamps and marks, and the scores file's text, is taken before
-  // the analyses run, and those are let go: at ten times MIRA they are some 200 MB that the
-  // analyses' own peak would otherwise sit on.
-  nlohmann::ordered_json manifest = analyze::manifest(c.spec, scores_path, scores_text, table, ao);
+  // What needs the answers' marks and a scores file's text is taken before the analyses
+  // run, and those are let go: the analyses' own peak would otherwise sit on them.
+  nlohmann::ordered_json manifest = analyze::manifest(c.spec, scores_path, scores_sha256, table, ao);
   analyze::add_run_facts(manifest, c.spec, run, ao);
-  provenance.scores_sha256 = sha256_hex(scores_text);
+  provenance.scores_sha256 = scores_sha256;
   provenance.simulated = analyze::answers_simulated(c.spec, run);
   nlohmann::ordered_json marked;
   if (!from_file) {
@@ -177,7 +186,6 @@ Outcome analyze_audit(Audit& audit, Analysis& analysis) {
     marked = marks_json(c.spec, count_marks(c.spec, c.plan, rows, done_rows(stored.done, c.plan, rows), stored.marked));
   }
   run.answers = nullptr;
-  stored.stamps = {};
   stored.marked = {};
   std::string().swap(scores_text);
 

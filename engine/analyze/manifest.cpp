@@ -1,5 +1,6 @@
 // manifest.cpp: the run's part of the reproducibility manifest, and the CSV provenance lines.
 #include "engine/analyze/manifest.hpp"
+#include "runtime/store/hash_set.hpp"
 
 #include <algorithm>
 #include <ctime>
@@ -27,13 +28,7 @@ bool on_offline_provider(const Spec& spec, const std::string& provider) {
 
 // The model strings the provider returned for `model`'s done answers, with their counts
 // (an answer that named none counts under null).
-nlohmann::ordered_json returned_models(const Plan& plan, int model,
-                                       const std::unordered_map<std::string, Store::Stamp>& answers) {
-  std::map<std::string, std::size_t> counts;
-  for (const auto& r : plan.requests) {
-    if (r.model != model) continue;
-    if (auto it = answers.find(r.call.hash); it != answers.end()) ++counts[it->second.returned_model];
-  }
+nlohmann::ordered_json returned_models(const std::map<std::string, std::size_t>& counts) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const auto& [name, count] : counts)
     out.push_back({{"model", name.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(name)}, {"answers", count}});
@@ -45,7 +40,8 @@ nlohmann::ordered_json models_json(const Spec& spec, const RunFacts& run) {
   for (std::size_t m = 0; m < spec.models.size(); ++m) {
     const Model& model = spec.models[m];
     nlohmann::ordered_json entry{{"name", model.name}, {"provider", model.provider}, {"model", model.model}};
-    entry["returned"] = run.answers ? returned_models(run.plan, static_cast<int>(m), *run.answers) : nullptr;
+    entry["returned"] = run.answers && m < run.answers->returned.size() ? returned_models(run.answers->returned[m])
+                                                                        : nlohmann::ordered_json(nullptr);
     out.push_back(std::move(entry));
   }
   return out;
@@ -89,20 +85,34 @@ nlohmann::ordered_json random_seeds_json(const Spec& spec, const AnalyzeOptions&
 
 nlohmann::ordered_json dates_json(const RunFacts& run) {
   nlohmann::ordered_json out{{"analyzed_at", utc_iso8601(run.analyzed_at)}};
-  double first = std::numeric_limits<double>::infinity(), last = -first;
-  if (run.answers)
-    for (const auto& r : run.plan.requests)
-      if (auto it = run.answers->find(r.call.hash); it != run.answers->end()) {
-        first = std::min(first, it->second.started_at);
-        last = std::max(last, it->second.ended_at);
-      }
-  const bool any = first <= last;
+  const bool any = run.answers && run.answers->answers > 0;
+  const double first = any ? run.answers->first_started : 0, last = any ? run.answers->last_ended : 0;
   out["first_answer_at"] = any ? nlohmann::ordered_json(utc_iso8601(first)) : nlohmann::ordered_json();
   out["last_answer_at"] = any ? nlohmann::ordered_json(utc_iso8601(last)) : nlohmann::ordered_json();
   return out;
 }
 
 }  // namespace
+
+AnswerFacts answer_facts(const Plan& plan, std::size_t models, Store& store) {
+  AnswerFacts facts;
+  facts.returned.resize(models);
+  HashMap<int> model_of;  // a request hash's model (the first request with it)
+  model_of.reserve(plan.requests.size());
+  for (const auto& r : plan.requests) model_of.emplace(r.call.hash, r.model);
+  double first = std::numeric_limits<double>::infinity(), last = -first;
+  store.scan_stamps([&](std::string_view hash, const Store::Stamp& stamp) {
+    const int* model = model_of.find(hash);
+    if (!model) return;  // a judge's reply, or an answer of another plan
+    ++facts.answers;
+    first = std::min(first, stamp.started_at);
+    last = std::max(last, stamp.ended_at);
+    if (static_cast<std::size_t>(*model) < models) ++facts.returned[static_cast<std::size_t>(*model)][stamp.returned_model];
+  });
+  facts.first_started = first;
+  facts.last_ended = last;
+  return facts;
+}
 
 // Files read after the spec was checked (the table an `against csv(...)` names, which its
 // analysis reads) join the inputs; the scores file has its own entry.

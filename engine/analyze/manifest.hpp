@@ -4,6 +4,7 @@
 // CSV file of the results directory (docs/results.md, "manifest" and "Provenance").
 #pragma once
 
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -17,14 +18,26 @@
 namespace mirac::analyze {
 
 /// What the manifest reads of a run besides the scores.
+/// What the manifest says of the plan's stored answers: per model, the model strings its
+/// provider returned (with how many answers each), and the first and last answer's times.
+struct AnswerFacts {
+  std::vector<std::map<std::string, std::size_t>> returned;  ///< per model of the spec
+  double first_started = 0, last_ended = 0;                  ///< Unix seconds; meaningless when `answers` is 0
+  std::size_t answers = 0;                                   ///< done answers of the plan's requests
+};
+
+/// One scan of `store`'s done answers, matched to `plan`'s requests by hash: no map of
+/// every answer (at ten times MIRA a stamp each was 170 MB).
+AnswerFacts answer_facts(const Plan& plan, std::size_t models, Store& store);
+
 struct RunFacts {
   const Plan& plan;
   const SourceManager& sources;  ///< the judges' instructions quote the rubric's source text
   bool offline = false;          ///< `--offline`: the built-in provider answered and judged everything
   double analyzed_at = 0;        ///< Unix seconds
-  /// The store's done answers by hash when the scores come from the run store; null with
-  /// `--scores FILE`, whose answers this run knows nothing of.
-  const std::unordered_map<std::string, Store::Stamp>* answers = nullptr;
+  /// What the store's done answers say of the run when the scores come from the run store;
+  /// null with `--scores FILE`, whose answers this run knows nothing of.
+  const AnswerFacts* answers = nullptr;
   /// The scores file's own provenance lines say its answers were simulated.
   bool scores_simulated = false;
 };

@@ -26,14 +26,14 @@ std::string spec_sha256(const Spec& spec) {
   return sha256_hex("");  // not reached: check records the spec first
 }
 
-nlohmann::ordered_json manifest(const Spec& spec, const std::filesystem::path& scores_path, const std::string& scores_text,
+nlohmann::ordered_json manifest(const Spec& spec, const std::filesystem::path& scores_path, const std::string& scores_sha256,
                                 const ScoreTable& scores, const AnalyzeOptions& options) {
   nlohmann::ordered_json inputs = nlohmann::ordered_json::array();
   for (const auto& [path, hash] : spec.inputs) inputs.push_back({{"path", path}, {"sha256", hash}});
   return {{"mirac_version", MIRAC_VERSION},
           {"spec", {{"path", spec.spec_path.string()}, {"sha256", spec_sha256(spec)}}},
           {"inputs", inputs},
-          {"scores", {{"path", scores_path.string()}, {"sha256", sha256_hex(scores_text)}, {"rows", scores.rows.size()}}},
+          {"scores", {{"path", scores_path.string()}, {"sha256", scores_sha256}, {"rows", scores.rows.size()}}},
           {"dimensions", scores.dims},
           {"bootstrap", {{"seed", options.seed}, {"resamples", options.resamples}, {"level", 0.95}, {"cluster", "seed"}}}};
 }

@@ -404,7 +404,8 @@ analyze::ScoreTable scores_from_store(const Spec& spec, const Plan& plan, const 
   return table;
 }
 
-std::string scores_csv(const Spec& spec, const analyze::ScoreTable& table) {
+void write_scores_csv(const Spec& spec, const analyze::ScoreTable& table,
+                      const std::function<void(std::string_view)>& write_text) {
   // Several raters (for agreement analyses) are told apart by a first column `rater`.
   const bool by_rater = !table.others.empty();
   std::string out = by_rater ? "rater,seed,model,arm" : "seed,model,arm";
@@ -414,10 +415,12 @@ std::string scores_csv(const Spec& spec, const analyze::ScoreTable& table) {
   if (answers) out += ",answer";
   for (const auto& d : table.dims) out += "," + csv_text(d);
   out += "\n";
+  write_text(out);
   auto write = [&](const std::string& rater, const std::vector<analyze::ScoreRow>& rows) {
     for (const auto& row : rows) {
       // Names and seed ids are text (a seed id from a data file may be anything); scores
       // are numbers. load_scores() reads the names back with csv_text_read().
+      out.clear();
       if (by_rater) out += csv_text(rater) + ",";
       out += csv_text(spec.seeds[row.seed].id) + "," + csv_text(spec.models[row.model].name) + "," +
              csv_text(spec.arms[row.arm].name);
@@ -426,10 +429,16 @@ std::string scores_csv(const Spec& spec, const analyze::ScoreTable& table) {
       if (answers) out += "," + std::to_string(row.answer + 1);
       for (double s : row.scores) out += "," + (analyze::is_na(s) ? std::string("N/A") : fmt::format("{}", s));
       out += "\n";
+      write_text(out);
     }
   };
   write(table.rater, table.rows);
   for (const auto& o : table.others) write(o.rater, o.rows);
+}
+
+std::string scores_csv(const Spec& spec, const analyze::ScoreTable& table) {
+  std::string out;
+  write_scores_csv(spec, table, [&out](std::string_view text) { out += text; });
   return out;
 }
 

@@ -502,11 +502,15 @@ std::unordered_map<std::string, Store::Marks> Store::marked_answers() {
   return out;
 }
 
-std::unordered_map<std::string, Store::Stamp> Store::answer_stamps() {
-  std::unordered_map<std::string, Stamp> out;
+void Store::scan_stamps(const std::function<void(std::string_view hash, const Stamp&)>& visit) {
   Stmt q(impl_->db, "SELECT hash,returned_model,started_at,ended_at FROM answers WHERE status = 'done'");
-  while (q.ok() && q.step() == SQLITE_ROW) out[q.text(0)] = Stamp{q.text(1), q.real(2), q.real(3)};
-  return out;
+  Stamp stamp;
+  while (q.ok() && q.step() == SQLITE_ROW) {
+    stamp.returned_model = q.text(1);
+    stamp.started_at = q.real(2);
+    stamp.ended_at = q.real(3);
+    visit(q.text_view(0), stamp);
+  }
 }
 
 std::optional<AnswerRecord> Store::answer(const std::string& hash) {

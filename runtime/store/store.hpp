@@ -165,8 +165,9 @@ class Store {
     std::string returned_model;          ///< the model string the provider returned
     double started_at = 0, ended_at = 0;  ///< Unix seconds, of the final attempt
   };
-  /// Every done answer's stamp, by hash, in one query (without the bodies answer() reads).
-  std::unordered_map<std::string, Stamp> answer_stamps();
+  /// Every done answer's hash and stamp, in one query (without the bodies answer() reads).
+  /// The hash's view lasts for the call of the visitor only.
+  void scan_stamps(const std::function<void(std::string_view hash, const Stamp&)>& visit);
   std::vector<AttemptRecord> attempts(const std::string& hash);
   StatusReport status(const std::vector<std::string>& hashes);
   /// Sum of cost_usd over every stored answer (all runs sharing the store).

@@ -8,6 +8,7 @@
 
 #include <cmath>
 
+#include "runtime/hash/hash.hpp"
 #include "engine/report/report.hpp"
 #include "tests/report/report_support.hpp"
 
@@ -64,7 +65,7 @@ const Fixture& ecological() {
     mirac::Diagnostics diags;
     x.out = mirac::analyze::analyze_scores(x.c->spec, table, options, x.c->sources, diags);
     if (diags.has_errors()) throw std::runtime_error("analyzing the ecological fixture reported errors");
-    x.results = {{"manifest", mirac::analyze::manifest(x.c->spec, "scores.csv", "made-up scores\n", table, options)}};
+    x.results = {{"manifest", mirac::analyze::manifest(x.c->spec, "scores.csv", mirac::sha256_hex("made-up scores\n"), table, options)}};
     x.results.update(x.out.json);
     return x;
   }();

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/hash/hash.hpp"
 #include "engine/analyze/analyze.hpp"
 #include "interpreter/driver.hpp"
 
@@ -92,7 +93,7 @@ inline nlohmann::ordered_json results_for(mirac::Compilation& c) {
   mirac::Diagnostics diags;
   mirac::analyze::Output out = mirac::analyze::analyze_scores(c.spec, table, options, c.sources, diags);
   // The scores file's bytes only feed the manifest's hash; a fixed text keeps it stable.
-  nlohmann::ordered_json json{{"manifest", mirac::analyze::manifest(c.spec, "scores.csv", "synthetic scores\n", table, options)}};
+  nlohmann::ordered_json json{{"manifest", mirac::analyze::manifest(c.spec, "scores.csv", mirac::sha256_hex("synthetic scores\n"), table, options)}};
   json.update(out.json);
   // The version would change every golden file at each release without changing anything
   // the goldens are about.
