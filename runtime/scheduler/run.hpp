@@ -27,7 +27,7 @@ constexpr double kMaxIdleWait = 0.25;  // re-check the cancel flag at least this
 struct Item {
   const ModelCall* call = nullptr;
   std::size_t provider = 0;
-  std::string base_url;
+  SharedText base_url;  // the call's own (shared, no copy) unless <PROVIDER>_BASE_URL overrides it
   std::size_t endpoint = 0;  // of the provider's Endpoints, for the attempt in flight
   const std::string* key = nullptr;
   double est_in = 0, est_out = 0, est_cost = 0;

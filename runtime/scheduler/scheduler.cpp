@@ -97,12 +97,13 @@ bool Run::prepare() {
   std::string batch_error;
   batch_store_ = BatchStore::open(store_.path().parent_path(), batch_error);
   if (batch_store_) in_batch = batch_store_->hashes_in_open_batches();
-  std::unordered_set<std::string> seen;
+  HashSet seen;  // 32 bytes a request, not a string each
   std::unordered_map<std::string, std::size_t> provider_index;
   items_.reserve(calls_.size());
+  seen.reserve(calls_.size());
   for (const ModelCall* next : calls_) {
     const ModelCall& call = *next;
-    if (!seen.insert(call.hash).second) continue;  // same request twice in the plan: send once
+    if (!seen.insert(call.hash)) continue;  // same request twice in the plan: send once
     ++sum_.total;
     if (done.count(call.hash)) {
       ++sum_.skipped;
@@ -136,7 +137,7 @@ bool Run::prepare() {
     Item it;
     it.call = &call;
     it.provider = pit->second;
-    it.base_url = effective_base_url(call, ctx_.env);
+    it.base_url = ctx_.env.get(base_url_variable(call.provider)) ? SharedText(effective_base_url(call, ctx_.env)) : call.base_url;
     if (!call.key_env.empty()) it.key = &key(call.key_env);
     auto [in, out] = estimate_tokens(call, opt_.default_max_output_tokens);
     it.est_in = in;

@@ -33,9 +33,9 @@ std::optional<HashDigest> hash_digest(std::string_view hash) {
   return d;
 }
 
-void HashSet::insert(std::string_view hash) {
-  if (auto d = hash_digest(hash)) digests_.insert(*d);
-  else others_.emplace(hash);
+bool HashSet::insert(std::string_view hash) {
+  if (auto d = hash_digest(hash)) return digests_.insert(*d).second;
+  return others_.emplace(hash).second;
 }
 
 bool HashSet::count(std::string_view hash) const {

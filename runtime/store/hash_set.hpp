@@ -31,7 +31,8 @@ std::optional<HashDigest> hash_digest(std::string_view hash);
 /// A set of request hashes (the store's done answers, say).
 class HashSet {
  public:
-  void insert(std::string_view hash);
+  /// Whether `hash` was not there yet.
+  bool insert(std::string_view hash);
   bool count(std::string_view hash) const;
   std::size_t size() const { return digests_.size() + others_.size(); }
   bool empty() const { return size() == 0; }
