@@ -8,7 +8,9 @@
 // Run from the source root:
 //   cmake --build build --target mirac bench_scale_mira
 //   build/bench/bench_scale_mira [MIRAC [DATA [WORK_DIR [FACTOR]]]]
-// (defaults build/mirac, ../shared/mira-release, /tmp/mirac-bench-scale, 10). Prints
+// (defaults build/mirac, ../shared/mira-release, /tmp/mirac-bench-scale, 10). FACTOR
+// `780k` runs issue 29's realistic larger audit instead, its whole run only: 20 models x
+// 3 arms x 4,320 prompts x 3 answers (777,600 answers and as many judgments). Prints
 // figures only; nothing is asserted (docs/performance.md records them).
 #include <filesystem>
 #include <fstream>
@@ -35,6 +37,18 @@ fs::path scaled_spec(const fs::path& base, const fs::path& dir, int factor) {
                      fs::absolute(base).string(), factor);
   for (int i = 0; i < 5 * (factor - 1); ++i)
     out << fmt::format("model extra{} = openai(\"gpt-5.4-extra{}\") {{ groups {{ family \"Non-GPT\" }} }}\n", i, i);
+  return path;
+}
+
+// Issue 29's larger audit: MIRA with 15 more models and a third arm, asked 3 answers a prompt.
+fs::path spec_780k(const fs::path& base, const fs::path& dir) {
+  const fs::path path = dir / "mira780k.audit";
+  std::ofstream out(path);
+  out << fmt::format("audit mira780k extends \"{}\" {{\n  title \"MIRA at 20 models, 3 arms and 3 answers a prompt\"\n}}\n",
+                     fs::absolute(base).string());
+  for (int i = 0; i < 15; ++i)
+    out << fmt::format("model extra{} = openai(\"gpt-5.4-extra{}\") {{ groups {{ family \"Non-GPT\" }} }}\n", i, i);
+  out << "arm concise { system \"Answer in at most three sentences.\" }\n";
   return path;
 }
 
@@ -78,7 +92,8 @@ int main(int argc, char** argv) {
   const std::string mirac = fs::absolute(argc > 1 ? argv[1] : "build/mirac").string();
   const std::string data = argc > 2 ? argv[2] : "../shared/mira-release";
   const fs::path work = argc > 3 ? argv[3] : "/tmp/mirac-bench-scale";
-  const int factor = argc > 4 ? std::atoi(argv[4]) : 10;
+  const std::string factor_arg = argc > 4 ? argv[4] : "10";
+  const int factor = factor_arg == "780k" ? 2 : std::atoi(factor_arg.c_str());
   const fs::path base = "specs/mira.audit";
   if (!fs::exists(mirac) || !fs::exists(base) || !fs::exists(data) || factor < 2) {
     std::cerr << "bench_scale_mira: needs " << mirac << ", " << base.string() << " and " << data
@@ -89,6 +104,18 @@ int main(int argc, char** argv) {
   fs::create_directories(work, ec);
   double load[3] = {0, 0, 0};
   ::getloadavg(load, 3);
+  if (factor_arg == "780k") {
+    const fs::path spec = spec_780k(base, work);
+    const fs::path store = work / "mira780k.store";
+    fs::remove_all(store, ec);
+    fmt::print("mirac {}, {} with {}; load average {:.2f} {:.2f} {:.2f}\n", mirac, spec.string(), data, load[0], load[1],
+               load[2]);
+    const bench::Measured m = bench::run({mirac, "run", spec.string(), "--offline", "--answers", "3", "--data", data,
+                                          "--store", store.string()});
+    fmt::print("  whole run      exit {}  {:8.2f} s wall  {:8.2f} s CPU  peak {:7.0f} MiB\n", m.status, m.wall_s,
+               m.user_s + m.system_s, static_cast<double>(m.peak_kib) / 1024.0);
+    return m.status == 0 ? 0 : 1;
+  }
   fmt::print("mirac {}, MIRA at 1x and {}x with {}; load average {:.2f} {:.2f} {:.2f}\n", mirac, factor, data, load[0],
              load[1], load[2]);
   fmt::print("\n1x (specs/mira.audit):\n");
