@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_map>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -25,6 +26,75 @@ std::string formula_text(const ast::Formula& f) {
   return s;
 }
 
+namespace {
+
+// Which index of a row determines `variable`'s value: a factor's level, the model, the arm
+// or the seed; or none (cell, prompt, seed fields), when only its text does. Decided once
+// per variable, in variable_value's order.
+struct ValueIndex {
+  enum class Kind { factor, model, arm, seed, text } kind = Kind::text;
+  std::size_t factor = 0;
+
+  int of(const ScoreRow& row) const {
+    switch (kind) {
+      case Kind::factor: return row.levels[factor];
+      case Kind::model: return row.model;
+      case Kind::arm: return row.arm;
+      case Kind::seed: return row.seed;
+      case Kind::text: break;
+    }
+    return -1;
+  }
+};
+
+ValueIndex value_index(const Spec& spec, const std::string& variable) {
+  using Kind = ValueIndex::Kind;
+  if (int f = spec.factor_index(variable); f >= 0) return {Kind::factor, static_cast<std::size_t>(f)};
+  if (variable == "model") return {Kind::model, 0};
+  const auto grouped = [&](const auto& m) { return m.groups.count(variable) > 0; };
+  if (!spec.models.empty() && std::all_of(spec.models.begin(), spec.models.end(), grouped)) return {Kind::model, 0};
+  // a group of some models only: the others' rows fall through to what follows
+  if (std::any_of(spec.models.begin(), spec.models.end(), grouped)) return {};
+  if (variable == "arm") return {Kind::arm, 0};
+  if (variable == "seed") return {Kind::seed, 0};
+  return {};
+}
+
+// `variable` over `rows`, coded: a label per distinct value and an index per row, the text
+// of each value made once per index rather than once per row (issue 29: a string per row
+// and variable was 24 times its 1x time at ten times MIRA). Labels may repeat (two models
+// of one group); stats::code_factor maps them by their text.
+stats::CategoricalColumn coded_column(const Spec& spec, const ScoreTable& scores, const std::vector<std::size_t>& rows,
+                                      const std::string& variable) {
+  stats::CategoricalColumn col{variable};
+  col.codes.reserve(rows.size());
+  std::vector<int> code_of_index;
+  std::unordered_map<std::string, int> code_of_text;
+  const ValueIndex indexed = value_index(spec, variable);
+  for (std::size_t i : rows) {
+    const ScoreRow& row = scores.rows[i];
+    const int index = indexed.of(row);
+    int code = -1;
+    if (index >= 0) {
+      const auto at = static_cast<std::size_t>(index);
+      if (at >= code_of_index.size()) code_of_index.resize(at + 1, -1);
+      if (code_of_index[at] < 0) {
+        code_of_index[at] = static_cast<int>(col.labels.size());
+        col.labels.push_back(variable_value(spec, row, variable));
+      }
+      code = code_of_index[at];
+    } else {
+      std::string text = variable_value(spec, row, variable);
+      auto [it, added] = code_of_text.emplace(std::move(text), static_cast<int>(col.labels.size()));
+      if (added) col.labels.push_back(it->first);
+      code = it->second;
+    }
+    col.codes.push_back(code);
+  }
+  return col;
+}
+
+}  // namespace
 
 ModelFrame model_frame(const Context& ctx, const ast::AnalysisDecl& a) {
   const Spec& spec = ctx.spec;
@@ -43,12 +113,7 @@ ModelFrame model_frame(const Context& ctx, const ast::AnalysisDecl& a) {
     }
   stats::DataFrame& frame = mf.frame;
   for (std::size_t i : rows) frame.response.push_back(ctx.scores.rows[i].scores[dim]);
-  for (const auto& v : variables) {
-    stats::CategoricalColumn col{v, {}};
-    col.values.reserve(rows.size());
-    for (std::size_t i : rows) col.values.push_back(variable_value(spec, ctx.scores.rows[i], v));
-    frame.columns.push_back(std::move(col));
-  }
+  for (const auto& v : variables) frame.columns.push_back(coded_column(spec, ctx.scores, rows, v));
   std::map<std::string, std::string> reference;
   if (const auto* o = find_option(a.options, "reference"))
     for (const auto& v : o->values)
@@ -56,9 +121,12 @@ ModelFrame model_frame(const Context& ctx, const ast::AnalysisDecl& a) {
   // Declared levels that occur in the fit (a level without rows would be an all-zero
   // column); the reference is the one named, else the first of them.
   for (const auto& c : frame.columns) {
+    std::vector<char> label_seen(c.labels.size(), 0);
+    for (std::size_t r = 0; r < c.codes.size(); ++r)
+      if (!is_na(frame.response[r])) label_seen[static_cast<std::size_t>(c.codes[r])] = 1;
     std::set<std::string> seen;
-    for (std::size_t r = 0; r < c.values.size(); ++r)
-      if (!is_na(frame.response[r])) seen.insert(c.values[r]);
+    for (std::size_t k = 0; k < c.labels.size(); ++k)
+      if (label_seen[k]) seen.insert(c.labels[k]);
     stats::LevelSpec ls;
     for (const auto& l : declared_levels(spec, c.name))
       if (seen.count(l)) ls.levels.push_back(l);

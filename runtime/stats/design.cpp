@@ -14,9 +14,9 @@ namespace {
 const CategoricalColumn& find_column(const DataFrame& data, const std::string& name, const char* fn) {
   for (const auto& c : data.columns) {
     if (c.name == name) {
-      if (c.values.size() != data.response.size()) {
+      if (c.rows() != data.response.size()) {
         throw std::invalid_argument(std::string(fn) + ": column '" + name + "' has " +
-                                    std::to_string(c.values.size()) + " rows, response has " +
+                                    std::to_string(c.rows()) + " rows, response has " +
                                     std::to_string(data.response.size()));
       }
       return c;
@@ -37,7 +37,7 @@ CodedFactor code_factor(const DataFrame& data, const std::string& name, const st
     f.levels = spec->second.levels;
   } else {
     std::set<std::string> seen;  // bytewise sorted, like R factor() in the C locale
-    for (std::size_t r : rows) seen.insert(column.values[r]);
+    for (std::size_t r : rows) seen.insert(column.value(r));
     f.levels.assign(seen.begin(), seen.end());
   }
   if (f.levels.empty()) throw std::invalid_argument("code_factor: variable '" + name + "' has no levels");
@@ -54,9 +54,9 @@ CodedFactor code_factor(const DataFrame& data, const std::string& name, const st
   for (std::size_t k = 0; k < f.levels.size(); ++k) index.emplace(f.levels[k], static_cast<int>(k));
   f.codes.reserve(rows.size());
   for (std::size_t r : rows) {
-    const auto it = index.find(column.values[r]);
+    const auto it = index.find(column.value(r));
     if (it == index.end()) {
-      throw std::invalid_argument("code_factor: value '" + column.values[r] + "' of '" + name +
+      throw std::invalid_argument("code_factor: value '" + column.value(r) + "' of '" + name +
                                   "' is not among its declared levels");
     }
     f.codes.push_back(it->second);

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -11,10 +12,23 @@
 
 namespace mirac::stats {
 
-/// One categorical variable, one string value per row.
+/// One categorical variable: a string value per row, or (when `values` is empty) per row an
+/// index into `labels`, which may repeat. A frame of many rows and few distinct values
+/// need not build and hold a string per row and variable (issue 29).
 struct CategoricalColumn {
+  CategoricalColumn() = default;
+  CategoricalColumn(std::string column_name, std::vector<std::string> row_values = {})
+      : name(std::move(column_name)), values(std::move(row_values)) {}
+
   std::string name;
   std::vector<std::string> values;
+  std::vector<int> codes;
+  std::vector<std::string> labels;
+
+  std::size_t rows() const { return values.empty() ? codes.size() : values.size(); }
+  const std::string& value(std::size_t row) const {
+    return values.empty() ? labels[static_cast<std::size_t>(codes[row])] : values[row];
+  }
 };
 
 /// Rows of categorical predictors plus a numeric response. NaN in `response` marks a missing
