@@ -314,6 +314,7 @@ JudgePhaseSummary run_judge_phase(const Spec& spec, const Plan& plan, const Judg
   // that the judge requests held at once are a block's, not the round's.
   for (int round = 0; round <= max_repairs + 1; ++round) {
     summary = JudgePhaseSummary{};  // counts of this round's resolution
+    add_states_by_level(spec, plan, {}, {}, summary.by_level);  // every level counted, even with no rows
     const bool sends = round <= max_repairs;
     BlockSend sender(store, round_options, cancel, hooks,
                      round == 0 ? "judge " + judge.judge().name : fmt::format("judge {} repair {}", judge.judge().name, round));
