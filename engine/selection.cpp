@@ -281,10 +281,10 @@ Audit open_narrowed_audit(const AuditOptions& options, bool check_analyses, Outc
 
 HashOccurrences::HashOccurrences(const Plan& plan, const std::vector<std::size_t>& rows)
     : first_(rows.size()), repeated_(rows.size(), 0) {
-  std::unordered_map<std::string_view, std::size_t, RequestHashKey> seen;
+  std::unordered_map<HashDigest, std::size_t, HashDigestKey> seen;
   seen.reserve(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    auto [it, fresh] = seen.try_emplace(plan.requests[rows[i]].call.hash, i);
+    auto [it, fresh] = seen.try_emplace(plan.requests[rows[i]].digest, i);
     first_[i] = it->second;
     if (!fresh) repeated_[i] = repeated_[it->second] = 1;
   }

@@ -32,10 +32,10 @@ nlohmann::ordered_json score_coverage(const Spec& spec, const Plan& plan, const 
   std::vector<std::vector<Count>> by_level(spec.factors.size());
   for (std::size_t f = 0; f < spec.factors.size(); ++f) by_level[f].resize(spec.factors[f].levels.size());
   for (const auto& r : plan.requests) {
-    if (!done.count(r.call.hash)) continue;  // no answer, nothing to score
+    if (!done.count(r.digest)) continue;  // no answer, nothing to score
     const PromptRow& p = plan.prompts[r.prompt];
     const Seed* seed = spec.find_seed(p.seed);
-    const bool unscored = !seed || !scored.count(answer_key(static_cast<int>(seed - spec.seeds.data()), r.model, r.arm, p.levels, r.call.answer));
+    const bool unscored = !seed || !scored.count(answer_key(static_cast<int>(seed - spec.seeds.data()), r.model, r.arm, p.levels, r.answer));
     auto add = [&](Count& c) { ++c.answers, c.unscored += unscored; };
     add(all);
     add(by_model[static_cast<std::size_t>(r.model)]);
@@ -112,7 +112,7 @@ void add_unused_answers(const Spec& spec, const Plan& plan, const HashSet& done,
   for (const auto& r : table.rows) scored.insert(answer_key(r));
   ScoreTable unscored{table.path, table.dims, {}, table.rater, {}};
   for (const auto& r : plan.requests) {
-    if (!done.count(r.call.hash)) continue;
+    if (!done.count(r.digest)) continue;
     ScoreRow row = score_row_of(spec, plan, r);
     if (row.seed < 0 || scored.count(answer_key(row))) continue;
     row.scores.assign(table.dims.size(), std::numeric_limits<double>::quiet_NaN());

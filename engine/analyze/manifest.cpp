@@ -99,7 +99,7 @@ AnswerFacts answer_facts(const Plan& plan, std::size_t models, Store& store) {
   facts.returned.resize(models);
   HashMap<int> model_of;  // a request hash's model (the first request with it)
   model_of.reserve(plan.requests.size());
-  for (const auto& r : plan.requests) model_of.emplace(r.call.hash, r.model);
+  for (const auto& r : plan.requests) model_of.emplace(r.digest, r.model);
   double first = std::numeric_limits<double>::infinity(), last = -first;
   store.scan_stamps([&](std::string_view hash, const Store::Stamp& stamp) {
     const int* model = model_of.find(hash);
@@ -162,7 +162,7 @@ void add_run_facts(nlohmann::ordered_json& manifest, const Spec& spec, const Run
 
 std::string request_digest(const Plan& plan) {
   std::string joined;
-  for (std::size_t i = 0; i < plan.requests.size(); ++i) joined += (i ? "\n" : "") + plan.requests[i].call.hash;
+  for (std::size_t i = 0; i < plan.requests.size(); ++i) joined += (i ? "\n" : "") + plan.requests[i].hash();
   return sha256_hex(joined);
 }
 

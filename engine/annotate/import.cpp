@@ -73,7 +73,7 @@ Outcome import_annotations(Audit& audit, const std::string& file, const std::str
   if (!store) return opened;
   const HashSet done = store->done_hashes();
   std::unordered_set<std::string> planned;
-  for (const auto& r : audit.plan().requests) planned.insert(r.call.hash);
+  for (const auto& r : audit.plan().requests) planned.insert(r.hash());
   const std::string selected = selection_said(audit.options);  // the plan is the selection's
   std::unordered_map<std::string, std::uint32_t> line_of;
   std::vector<Annotation> annotations;

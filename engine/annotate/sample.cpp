@@ -66,11 +66,11 @@ Outcome sample_answers(const Audit& audit, Store& store, const SampleOptions& o,
                                                     v));
   if (o.n == 0) return Outcome::fail(kUsageError, "mirac annotate: --n must be at least 1");
   const HashSet done = store.done_hashes();
-  std::unordered_set<std::string> seen;
+  HashSet seen;
   std::map<std::vector<std::string>, std::vector<std::size_t>> by_stratum;
   for (std::size_t i = 0; i < plan.requests.size(); ++i) {
     const RequestRow& r = plan.requests[i];
-    if (!done.count(r.call.hash) || !seen.insert(r.call.hash).second) continue;
+    if (!done.count(r.digest) || !seen.insert(r.digest)) continue;
     const analyze::ScoreRow row = analyze::score_row_of(spec, plan, r);
     if (row.seed < 0) continue;
     std::vector<std::string> key;
@@ -104,7 +104,7 @@ std::string annotation_sheet(const Audit& audit, const AnnotationSample& sample)
   out += ",comment\n";
   for (std::size_t i = 0; i < sample.rows.size(); ++i) {
     const RequestRow& r = audit.plan().requests[sample.rows[i]];
-    out += fmt::format("{},{},{}", i + 1, r.call.hash, csv_text(audit.plan().prompts[r.prompt].id));
+    out += fmt::format("{},{},{}", i + 1, r.hash(), csv_text(audit.plan().prompts[r.prompt].id));
     for (std::size_t d = 0; d < dims.size(); ++d) out += ",";
     out += ",\n";
   }
@@ -143,10 +143,10 @@ nlohmann::ordered_json annotation_data(const Audit& audit, Store& store, const A
   for (std::size_t i = 0; i < sample.rows.size(); ++i) {
     const RequestRow& r = audit.plan().requests[sample.rows[i]];
     const PromptRow& p = audit.plan().prompts[r.prompt];
-    std::shared_ptr<const Store::Brief> answer = store.brief(r.call.hash);
+    std::shared_ptr<const Store::Brief> answer = store.brief(r.hash());
     auto checklist = spec.checklists.find(p.seed);
     items.push_back({{"item", i + 1},
-                     {"id", r.call.hash},
+                     {"id", r.hash()},
                      {"prompt_id", p.id},
                      {"prompt", p.text},
                      {"answer", answer ? answer->text : ""},

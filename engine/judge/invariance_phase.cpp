@@ -32,7 +32,7 @@ struct Transformed {
 Transformed transformed(Store& store, const Plan& plan, const InvarianceCheck& check, const InvarianceItem& item) {
   Transformed t;
   t.translates = check.translates();
-  t.answer = store.brief(plan.requests[item.row].call.hash);
+  t.answer = store.brief(plan.requests[item.row].hash());
   if (!t.answered() || !t.translates) return t;
   t.call = translation_call(check, item.target_level, t.answer->text);
   t.translation = store.brief(t.call.hash);

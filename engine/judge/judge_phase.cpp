@@ -174,7 +174,7 @@ void resolve_part(const Spec& spec, const Plan& plan, const JudgeBuilder& judge,
   SharedHashing shared;
   for (std::size_t i : mine) {
     const RequestRow& row = plan.requests[rows[i]];
-    std::shared_ptr<const Store::Brief> answer = store.brief(row.call.hash);
+    std::shared_ptr<const Store::Brief> answer = store.brief(row.hash());
     if (!answer || answer->status != "done") continue;  // no_answer
     resolve_text(spec, plan, judge, reader, store, row, answer->text, max_repairs, &shared, out[i]);
   }

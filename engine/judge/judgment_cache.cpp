@@ -134,7 +134,7 @@ std::string JudgmentCache::key(std::size_t request) const {
 bool JudgmentCache::fill(std::size_t request, int max_repairs, JudgeState& state) const {
   if (request >= entries_.size() || entries_[request].empty()) return false;
   JudgeState kept;
-  if (!decode(entries_[request], plan_.requests[request].call.hash, kept) || kept.rounds > max_repairs) return false;
+  if (!decode(entries_[request], plan_.requests[request].hash(), kept) || kept.rounds > max_repairs) return false;
   state = std::move(kept);
   return true;
 }
@@ -145,7 +145,7 @@ void JudgmentCache::save(const std::vector<std::size_t>& rows, const std::vector
   for (std::size_t i = 0; i < rows.size() && i < states.size(); ++i) {
     const JudgeState& s = states[i];
     if (s.kind != JudgeState::Kind::scored || s.from_cache || rows[i] >= entries_.size()) continue;
-    std::string value = encode(plan_.requests[rows[i]].call.hash, s);
+    std::string value = encode(plan_.requests[rows[i]].hash(), s);
     if (value.empty() || value == entries_[rows[i]]) continue;
     fresh.emplace_back(key(rows[i]), value);
     entries_[rows[i]] = std::move(value);

@@ -52,7 +52,7 @@ analyze::ScoreTable human_scores(const Spec& spec, const Plan& plan, const std::
     given[a.answer_hash][a.dimension][a.annotator] = a.value ? *a.value : std::numeric_limits<double>::quiet_NaN();
   }
   for (const auto& r : plan.requests) {
-    auto it = given.find(r.call.hash);
+    auto it = given.find(r.hash());
     if (it == given.end()) continue;
     analyze::ScoreRow row = analyze::score_row_of(spec, plan, r);
     for (const auto& d : table.dims) {

@@ -55,7 +55,7 @@ AnswerMarks count_marks(const Spec& spec, const Plan& plan, const std::vector<st
     const RequestRow& r = plan.requests[rows[i]];
     const Store::Marks* m = nullptr;
     if (!marked.empty())
-      if (auto it = marked.find(r.call.hash); it != marked.end()) m = &it->second;
+      if (auto it = marked.find(r.hash()); it != marked.end()) m = &it->second;
     all.add(hashes, i, m);
     by_pair[{r.model, r.arm}].add(hashes, i, m);
     const PromptRow& p = plan.prompts[r.prompt];
@@ -74,13 +74,15 @@ AnswerMarks count_marks(const Spec& spec, const Plan& plan, const std::vector<st
 }
 
 std::vector<char> done_rows(Store& store, const Plan& plan, const std::vector<std::size_t>& rows) {
-  std::unordered_map<std::string_view, std::vector<std::size_t>, RequestHashKey> positions;
+  std::unordered_map<HashDigest, std::vector<std::size_t>, HashDigestKey> positions;
   positions.reserve(rows.size());
-  for (std::size_t i = 0; i < rows.size(); ++i) positions[plan.requests[rows[i]].call.hash].push_back(i);
+  for (std::size_t i = 0; i < rows.size(); ++i) positions[plan.requests[rows[i]].digest].push_back(i);
   std::vector<char> done(rows.size(), 0);
   store.scan_states([&](const Store::ScannedAnswer& a) {
     if (!a.done) return;
-    if (auto it = positions.find(a.hash); it != positions.end())
+    const std::optional<HashDigest> digest = hash_digest(a.hash);
+    if (!digest) return;  // not a request's hash
+    if (auto it = positions.find(*digest); it != positions.end())
       for (std::size_t i : it->second) done[i] = 1;
   });
   return done;
@@ -89,7 +91,7 @@ std::vector<char> done_rows(Store& store, const Plan& plan, const std::vector<st
 std::vector<char> done_rows(const HashSet& done, const Plan& plan,
                             const std::vector<std::size_t>& rows) {
   std::vector<char> out(rows.size(), 0);
-  for (std::size_t i = 0; i < rows.size(); ++i) out[i] = done.count(plan.requests[rows[i]].call.hash) ? 1 : 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) out[i] = done.count(plan.requests[rows[i]].digest) ? 1 : 0;
   return out;
 }
 

@@ -29,17 +29,17 @@ using States = std::vector<std::optional<HashState>>;
 States read_states(Store& store, const Plan& plan, const std::vector<std::size_t>& rows, const HashOccurrences& hashes,
                    double& spend_usd, std::unordered_map<std::string, Store::Marks>& marked) {
   States states(rows.size());
-  std::unordered_map<std::string_view, std::size_t, RequestHashKey> position;
+  HashMap<std::size_t> position;
   position.reserve(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i)
-    if (hashes.first(i) == i) position.emplace(plan.requests[rows[i]].call.hash, i);
+    if (hashes.first(i) == i) position.emplace(plan.requests[rows[i]].digest, i);
   spend_usd = 0;
   store.scan_states([&](const Store::ScannedAnswer& a) {
     spend_usd += a.cost_usd;
     if (a.done && (a.truncated || !a.warnings.empty()))
       marked.emplace(std::string(a.hash), Store::Marks{a.truncated, std::string(a.warnings)});
-    auto it = position.find(a.hash);
-    if (it != position.end()) states[it->second] = HashState{a.done, a.done ? std::string() : std::string(a.cause)};
+    if (const std::size_t* at = position.find(a.hash))
+      states[*at] = HashState{a.done, a.done ? std::string() : std::string(a.cause)};
   });
   for (std::size_t i = 0; i < rows.size(); ++i)
     if (hashes.first(i) != i) states[i] = states[hashes.first(i)];
@@ -113,7 +113,7 @@ std::size_t count_journaled(const Audit& audit, const std::vector<std::size_t>& 
     if (e.answer.status == "done") waiting.insert(e.answer.hash);
   std::size_t counted = 0;
   for (std::size_t i = 0; i < rows.size(); ++i)
-    if (hashes.first(i) == i && !(states[i] && states[i]->done) && waiting.count(audit.plan().requests[rows[i]].call.hash))
+    if (hashes.first(i) == i && !(states[i] && states[i]->done) && waiting.count(audit.plan().requests[rows[i]].hash()))
       ++counted;
   return counted;
 }

@@ -57,12 +57,12 @@ Row export_row(const Spec& spec, const Plan& plan, const RequestRow& r, const An
   row["seed"] = p.seed;
   for (std::size_t f = 0; f < spec.factors.size(); ++f)
     row[fkeys[f]] = spec.factors[f].levels[static_cast<std::size_t>(p.levels[f])].name.name;
-  if (fkeys.size() > spec.factors.size()) row[fkeys.back()] = r.call.answer + 1;
+  if (fkeys.size() > spec.factors.size()) row[fkeys.back()] = r.answer + 1;
   row["model"] = m.name;
-  row["model_string"] = r.call.model;
-  row["provider"] = r.call.provider;
+  row["model_string"] = r.target->model;
+  row["provider"] = r.target->provider;
   row["arm"] = spec.arms[static_cast<std::size_t>(r.arm)].name;
-  row["hash"] = r.call.hash;
+  row["hash"] = r.hash();
   row["status"] = a.status;
   row["text"] = a.text;
   row["finish_reason"] = a.finish_reason;
@@ -161,11 +161,11 @@ Row score_row(const Spec& spec, const Plan& plan, const RequestRow& r, const Jud
   row["seed"] = p.seed;
   for (std::size_t f = 0; f < spec.factors.size(); ++f)
     row[keys.factors[f]] = spec.factors[f].levels[static_cast<std::size_t>(p.levels[f])].name.name;
-  if (keys.factors.size() > spec.factors.size()) row[keys.factors.back()] = r.call.answer + 1;
+  if (keys.factors.size() > spec.factors.size()) row[keys.factors.back()] = r.answer + 1;
   row["model"] = spec.models[static_cast<std::size_t>(r.model)].name;
-  row["model_string"] = r.call.model;
+  row["model_string"] = r.target->model;
   row["arm"] = spec.arms[static_cast<std::size_t>(r.arm)].name;
-  row["hash"] = r.call.hash;
+  row["hash"] = r.hash();
   row["judge"] = j.name;
   row["judge_model_string"] = j.model;
   row["state"] = state_name(s.kind);
@@ -321,7 +321,7 @@ Outcome export_table(const Audit& audit, const ExportOptions& options, std::ostr
     writer.start();
     std::size_t done = 0, failed = 0, skipped = 0;
     for (const auto& r : plan.requests) {
-      std::optional<AnswerRecord> a = store->answer(r.call.hash);
+      std::optional<AnswerRecord> a = store->answer(r.hash());
       if (!a) {
         ++skipped;
         continue;

@@ -292,18 +292,18 @@ Outcome import_responses(Audit& audit, const std::string& file, ImportSummary& s
       diags.note(fmt::format("first given on line {}", it->second));
       continue;
     }
-    if (auto [it, fresh] = line_of_hash.emplace(r.call.hash, row.line); !fresh) {
+    if (auto [it, fresh] = line_of_hash.emplace(r.hash(), row.line); !fresh) {
       diags.error(whole, "duplicate answer: this request is identical to the one answered on line " +
                              std::to_string(it->second) + " (same request hash)");
       diags.note("requests of different arms or models that send exactly the same thing share one answer");
       continue;
     }
 
-    a.hash = r.call.hash;
+    a.hash = r.hash();
     a.status = "done";
-    a.provider = r.call.provider;
-    a.model = r.call.model;
-    a.request_body = canonical_request(r.call).dump();
+    a.provider = r.target->provider;
+    a.model = r.target->model;
+    a.request_body = canonical_request(r.call()).dump();
     std::string line = text_of_file.substr(row.line_begin, row.line_end - row.line_begin);
     if (!line.empty() && line.back() == '\r') line.pop_back();
     a.response_body = std::move(line);

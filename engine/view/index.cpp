@@ -117,7 +117,7 @@ std::unique_ptr<AnswerIndex> AnswerIndex::build(const Audit& audit, Outcome& out
 #endif
   // The store finds a hash's row through a map of every row it reads on its first look-up
   // (runtime/store/answer_rows.hpp): read it here, so that the first page does not wait.
-  if (!plan.requests.empty()) index->store_->brief(plan.requests.front().call.hash);
+  if (!plan.requests.empty()) index->store_->brief(plan.requests.front().hash());
   return index;
 }
 
@@ -130,7 +130,7 @@ void AnswerIndex::read_statuses() {
   row_of.reserve(plan.requests.size());
   std::vector<std::pair<std::size_t, std::uint32_t>> repeats;  // (row, an earlier row of the same hash)
   for (std::size_t i = 0; i < plan.requests.size(); ++i) {
-    const std::string& hash = plan.requests[i].call.hash;
+    const HashDigest& hash = plan.requests[i].digest;
     if (const std::uint32_t* first = row_of.find(hash)) repeats.emplace_back(i, *first);
     else row_of.emplace(hash, static_cast<std::uint32_t>(i));
   }
@@ -176,7 +176,7 @@ void AnswerIndex::read_judge(int judge) {
       // look-up tells (a failed answer has no text to read).
       rows_[i].status = AnswerStatus::done;
       if (s.kind == JudgeState::Kind::no_answer) {
-        const std::shared_ptr<const Store::Brief> b = store_->brief(plan.requests[i].call.hash);
+        const std::shared_ptr<const Store::Brief> b = store_->brief(plan.requests[i].hash());
         rows_[i].status = !b ? AnswerStatus::missing : b->status == "done" ? AnswerStatus::done : AnswerStatus::failed;
       }
       if (s.kind != JudgeState::Kind::scored) continue;
@@ -223,7 +223,7 @@ bool AnswerIndex::score_row(const AnswerRow& row, analyze::ScoreRow& out) const 
   out.seed = row.seed;
   out.model = r.model;
   out.arm = r.arm;
-  out.answer = r.call.answer;
+  out.answer = r.answer;
   out.levels.assign(levels(row).begin(), levels(row).end());
   out.scores.assign(scores_.begin() + static_cast<std::ptrdiff_t>(k * dims),
                     scores_.begin() + static_cast<std::ptrdiff_t>((k + 1) * dims));
@@ -277,7 +277,7 @@ std::vector<AnswerTexts> AnswerIndex::texts(const std::vector<std::size_t>& rows
   std::vector<std::size_t> judged;  // requests whose judgment a page shows
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const AnswerRow& row = rows_[rows[i]];
-    if (std::shared_ptr<const Store::Brief> b = store_->brief(plan.requests[row.request].call.hash)) {
+    if (std::shared_ptr<const Store::Brief> b = store_->brief(plan.requests[row.request].hash())) {
       out[i].text = b->text;
       if (b->status != "done") out[i].cause = b->cause;
     }

@@ -62,8 +62,8 @@ Json full_answer_json(const AnswerIndex& index, const AnswerRow& row, AnswerText
   const Spec& spec = index.spec();
   const Arm& arm = spec.arms[static_cast<std::size_t>(row.arm)];
   Json j = summary_json(index, row);
-  j["model_string"] = index.plan().requests[row.request].call.model;
-  j["hash"] = index.plan().requests[row.request].call.hash;
+  j["model_string"] = index.plan().requests[row.request].target->model;
+  j["hash"] = index.plan().requests[row.request].hash();
   j["prompt"] = index.plan().prompts[row.prompt].text;
   j["system"] = arm.system ? Json(*arm.system) : Json(nullptr);
   j["text"] = std::move(texts.text);

@@ -159,7 +159,7 @@ ModelCall JudgeBuilder::criterion_call(const Plan& plan, const RequestRow& reque
   ModelCall c = base_call(criterion_schema(), "mirac_criterion", 0);
   c.system = criterion_instructions_;
   c.user = criterion_message(plan, request, answer, index, repair, round);
-  c.quotes = request.call.hash;
+  c.quotes = request.hash();
   seal(c, criterion_sha256_);
   return c;
 }

@@ -269,7 +269,7 @@ ModelCall JudgeBuilder::call(const Plan& plan, const RequestRow& request, const 
   c.system = instructions_;
   c.user = message(plan, request, answer);
   if (!repair.empty()) c.user += repair_note(repair, round);
-  c.quotes = request.call.hash;
+  c.quotes = request.hash();
   seal(c, system_sha256_);
   return c;
 }

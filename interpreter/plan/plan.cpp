@@ -157,6 +157,14 @@ nlohmann::json answer_params(const nlohmann::json& params, std::size_t k) {
 
 }  // namespace
 
+ModelCall RequestRow::call() const {
+  ModelCall c = target ? *target : ModelCall{};
+  c.user = user;
+  c.hash = hash();
+  c.answer = answer;
+  return c;
+}
+
 Plan build_plan(const Spec& spec, Diagnostics& diags) {
   Plan plan;
   ProblemOnce problems(diags);
@@ -212,13 +220,15 @@ Plan build_plan(const Spec& spec, Diagnostics& diags) {
   std::vector<UserMessageHasher> hashers(spec.models.size() * spec.arms.size() * answers);
   // Each triple's call but its prompt and hash; its requests share the base URL, system
   // prompt and parameters of this one rather than a copy each.
-  std::vector<ModelCall> shared(hashers.size());
+  std::vector<std::shared_ptr<ModelCall>> shared(hashers.size());
   for (std::size_t m = 0; m < spec.models.size(); ++m) {
     auto provider = spec.providers.find(spec.models[m].provider);
     if (provider == spec.providers.end()) continue;
     for (std::size_t a = 0; a < spec.arms.size(); ++a)
       for (std::size_t k = 0; k < answers; ++k) {
-        ModelCall& call = shared[slot(m, a, k)];
+        auto held = std::make_shared<ModelCall>();
+        shared[slot(m, a, k)] = held;
+        ModelCall& call = *held;
         address_to(call, provider->second);
         call.model = spec.models[m].model;
         call.params = answer_params(spec.models[m].params, k);  // check keeps the price out: what a call costs is not part of it
@@ -240,9 +250,10 @@ Plan build_plan(const Spec& spec, Diagnostics& diags) {
           r.prompt = p;
           r.model = static_cast<int>(m);
           r.arm = static_cast<int>(a);
-          r.call = shared[slot(m, a, k)];
-          r.call.user = prompt_text;
-          r.call.hash = hashers[slot(m, a, k)].hash(r.call.user);
+          r.answer = static_cast<int>(k);
+          r.target = shared[slot(m, a, k)];
+          r.user = prompt_text;
+          r.digest = hash_digest(hashers[slot(m, a, k)].hash(r.user)).value();
           plan.requests.push_back(std::move(r));
         }
     }

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/hash/hash.hpp"
+#include "runtime/store/hash_set.hpp"
 
 #include "interpreter/model/spec.hpp"
 #include "runtime/model_call.hpp"
@@ -22,11 +23,25 @@ struct PromptRow {
   std::vector<int> levels;  ///< level index per factor of spec.factors
 };
 
+/// One request: a prompt asked of a model, in an arm, for one of its answers. Compact by
+/// design (about 90 bytes): at ten times MIRA a plan holds 432,000 of them, and a whole
+/// ModelCall each (some 400 bytes with its hash string) made the plan most of what
+/// `mirac view` and `mirac status` held. The call itself is built when it is wanted.
 struct RequestRow {
   std::size_t prompt = 0;
   int model = 0;
   int arm = 0;
-  ModelCall call;
+  int answer = 0;  ///< which of the prompt's answers, 0 .. K-1 (as ModelCall::answer)
+  /// The call of this model, arm and answer, shared by all their requests: everything
+  /// but the prompt and the hash.
+  std::shared_ptr<const ModelCall> target;
+  SharedText user;      ///< the prompt's text, shared with the prompt's other requests
+  HashDigest digest{};  ///< the request's hash, as 32 bytes
+
+  /// The hash of the canonical request, 64 lower-case hex digits (ModelCall::hash).
+  std::string hash() const { return digest_hex(digest); }
+  /// The whole call, as the scheduler sends it.
+  ModelCall call() const;
 };
 
 /// One answer to score: the judge's request is made once the answer exists.

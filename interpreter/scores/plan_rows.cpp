@@ -99,7 +99,7 @@ PlanRows::PlanRows(const Spec& spec, const Plan& plan, const std::vector<std::si
   }
   auto add = [&](const RequestRow& r) {
     if (seed_of_prompt_[r.prompt] < 0) return;
-    rows_.push_back(Row{static_cast<std::uint32_t>(r.prompt), r.model, r.arm, r.call.answer});
+    rows_.push_back(Row{static_cast<std::uint32_t>(r.prompt), r.model, r.arm, r.answer});
   };
   if (selected) {
     rows_.reserve(selected->size());

@@ -33,7 +33,7 @@ ScoreRow score_row_of(const Spec& spec, const Plan& plan, const RequestRow& r) {
   row.model = r.model;
   row.arm = r.arm;
   row.levels = p.levels;
-  row.answer = r.call.answer;
+  row.answer = r.answer;
   return row;
 }
 

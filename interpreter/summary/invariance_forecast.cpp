@@ -42,7 +42,7 @@ std::vector<InvarianceForecast> forecast_invariance(const Spec& spec, const Plan
     Diagnostics ignored;  // a `where` that cannot be evaluated is reported by mirac check
     for (const InvarianceItem& item : invariance_sample(spec, plan, check, ignored)) {
       const RequestRow& answered = plan.requests[item.row];
-      const double answer = static_cast<double>(token_limit(answered.call.params));
+      const double answer = static_cast<double>(token_limit(answered.target->params));
       double judged = answer;
       if (check.translates()) {
         translate_in += static_cast<double>(check.instructions[static_cast<std::size_t>(item.target_level)].size()) / 4.0 +

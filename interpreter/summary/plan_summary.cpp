@@ -48,7 +48,7 @@ std::vector<JudgingForecast> forecast_judging(const Spec& spec, const Plan& plan
           message_prompt = r.prompt;
           message_size = builder.message(plan, r, "").size();
         }
-        in += instructions + static_cast<double>(message_size) / 4.0 + static_cast<double>(limit(r.call.params));
+        in += instructions + static_cast<double>(message_size) / 4.0 + static_cast<double>(limit(r.target->params));
         ++calls;
       }
       if (!builder.grades_per_element()) continue;
@@ -56,7 +56,7 @@ std::vector<JudgingForecast> forecast_judging(const Spec& spec, const Plan& plan
       const std::size_t n = criteria_of(spec, builder.rubric(), plan.prompts[r.prompt].seed).size();
       for (std::size_t k = 0; k < n; ++k) {
         const ModelCall c = builder.criterion_call(plan, r, "", k);
-        in += static_cast<double>(c.system->size() + c.user.size()) / 4.0 + static_cast<double>(limit(r.call.params));
+        in += static_cast<double>(c.system->size() + c.user.size()) / 4.0 + static_cast<double>(limit(r.target->params));
         ++calls;
       }
     }
@@ -95,14 +95,15 @@ PlanCounts count_plan(const Spec& spec, const Plan& plan, const SourceManager* s
   // at most the token limit; cost for the models with a price (their own, or their
   // provider's list price).
   double total_in = 0, total_out = 0;
+  std::vector<std::pair<double, double>> tokens(spec.models.size());  // one pass over the plan, not one per model
+  for (const auto& r : plan.requests) {
+    if (!r.target) continue;
+    auto [i, o] = estimate_tokens(*r.target, r.user.size(), SchedulerOptions{}.default_max_output_tokens);
+    tokens[static_cast<std::size_t>(r.model)].first += i;
+    tokens[static_cast<std::size_t>(r.model)].second += o;
+  }
   for (std::size_t m = 0; m < spec.models.size(); ++m) {
-    double in = 0, out = 0;
-    for (const auto& r : plan.requests) {
-      if (r.model != static_cast<int>(m)) continue;
-      auto [i, o] = estimate_tokens(r.call, SchedulerOptions{}.default_max_output_tokens);
-      in += i;
-      out += o;
-    }
+    const auto [in, out] = tokens[m];
     const Model& model = spec.models[m];
     ModelForecast f;
     f.input_tokens = std::llround(in);
@@ -395,13 +396,13 @@ nlohmann::ordered_json plan_dump(const Spec& spec, const Plan& plan) {
     requests.push_back({{"prompt", plan.prompts[r.prompt].id},
                         {"model", spec.models[r.model].name},
                         {"arm", spec.arms[r.arm].name},
-                        {"hash", r.call.hash},
-                        {"request", canonical_request(r.call)}});
+                        {"hash", r.hash()},
+                        {"request", canonical_request(r.call())}});
   }
   j["request_table"] = requests;
   nlohmann::ordered_json judge_tasks = nlohmann::ordered_json::array();
   for (const auto& t : plan.judge_tasks)
-    judge_tasks.push_back({{"request", plan.requests[t.request].call.hash}, {"judge", spec.judges[t.judge].name}});
+    judge_tasks.push_back({{"request", plan.requests[t.request].hash()}, {"judge", spec.judges[t.judge].name}});
   j["judge_tasks"] = judge_tasks;
   return j;
 }

@@ -43,6 +43,15 @@ void BlockSend::add(ModelCall call) {
   if (!batched_ && block_.size() >= block_calls_) send_block();
 }
 
+void BlockSend::skip(std::size_t n) {
+  added_ += n;
+  summary_.total += n;
+  summary_.skipped += n;
+  before_.total += n;
+  before_.done += n;
+  before_.skipped += n;
+}
+
 void BlockSend::report(const Progress& block, bool last) {
   if (!hooks_.on_progress) return;
   Progress p = block;
@@ -105,6 +114,14 @@ RunSummary BlockSend::finish() {
   if (last_ && !last_->final && hooks_.on_progress) {
     last_->final = true;
     hooks_.on_progress(*last_);
+  }
+  // Nothing was left to send, only answers found stored: the phase still says so, as a
+  // scheduler that skipped them all would.
+  if (!any_sent_ && before_.total > 0 && hooks_.on_progress) {
+    if (hooks_.on_phase) hooks_.on_phase(phase_);
+    Progress p = before_;
+    p.final = true;
+    hooks_.on_progress(p);
   }
   return std::move(summary_);
 }

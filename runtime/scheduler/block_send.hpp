@@ -36,6 +36,9 @@ class BlockSend {
   /// Adds a call, and sends the block if it is now full. After the phase has stopped
   /// (cancelled, a fatal error, the budget spent) the call is counted as not sent.
   void add(ModelCall call);
+  /// Counts `n` calls the caller found answered already: skipped, as the scheduler counts
+  /// a call whose answer is stored.
+  void skip(std::size_t n);
   /// How many calls the whole phase is expected to make, for the progress line's total and
   /// ETA while calls are still being made (the caller's estimate; exact once it stops
   /// adding).

@@ -9,7 +9,11 @@
 namespace mirac {
 
 std::pair<double, double> estimate_tokens(const ModelCall& call, long long default_max_output) {
-  double chars = static_cast<double>(call.user.size() + (call.system ? call.system->size() : 0));
+  return estimate_tokens(call, call.user.size(), default_max_output);
+}
+
+std::pair<double, double> estimate_tokens(const ModelCall& call, std::size_t user_chars, long long default_max_output) {
+  double chars = static_cast<double>(user_chars + (call.system ? call.system->size() : 0));
   double in = chars / 4.0 + 16;  // ~4 characters per token, plus message framing
   double out = static_cast<double>(default_max_output);
   if (call.params.contains("max_tokens") && call.params["max_tokens"].is_number())

@@ -75,11 +75,13 @@ bool Run::prepare() {
   }
   // Only what still has to be sent needs a key and a price: a resumed run whose
   // remaining requests are all for one provider must not demand the others' keys.
-  std::vector<std::string_view> hashes;
-  hashes.reserve(calls_.size());
-  for (const ModelCall* c : calls_) hashes.push_back(c->hash);
-  const HashSet done = store_.done_hashes(hashes);
-  hashes = {};
+  HashSet done;
+  if (!opt_.calls_not_answered || journal) {
+    std::vector<std::string_view> hashes;
+    hashes.reserve(calls_.size());
+    for (const ModelCall* c : calls_) hashes.push_back(c->hash);
+    done = store_.done_hashes(hashes);
+  }
   auto to_send = [&done](const ModelCall& c) { return !done.count(c.hash); };
   if (auto missing = missing_keys(calls_, ctx_.env, to_send); !missing.empty()) {
     sum_.fatal_error = describe_missing_keys(missing);

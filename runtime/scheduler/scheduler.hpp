@@ -60,6 +60,10 @@ struct SchedulerOptions {
   /// only those of models and judges that declare `batch true`.
   bool batch_all = false;
   std::optional<double> budget_usd;  ///< spend cap for this run
+  /// The caller has found that none of the calls is answered in the store yet (a block of a
+  /// phase that looked once for the whole phase): the run does not look again. An earlier
+  /// run's journal, if any, is still read first and looked in.
+  bool calls_not_answered = false;
   std::map<std::string, ModelPrice> prices;  ///< by model string; needed for every paid model when budget_usd is set
   long long default_max_output_tokens = 1024;  ///< estimate when a call sets no max_tokens
   double cancel_grace_s = 10;        ///< after cancellation, wait this long for in-flight answers
@@ -143,6 +147,8 @@ bool sends_in_batch(const ModelCall& call, const SchedulerOptions& options);
 /// Estimated (input, output) tokens of a call before sending: ~4 characters per token for
 /// the prompt, max_tokens (or the default) for the answer.
 std::pair<double, double> estimate_tokens(const ModelCall& call, long long default_max_output);
+/// The same for `call` with a user message of `user_chars` characters in place of its own.
+std::pair<double, double> estimate_tokens(const ModelCall& call, std::size_t user_chars, long long default_max_output);
 
 /// Models of paid calls (with a key_env) that have no price in `prices`.
 std::vector<std::string> unpriced_models(const CallRefs& calls, const std::map<std::string, ModelPrice>& prices,

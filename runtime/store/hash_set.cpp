@@ -33,6 +33,14 @@ std::optional<HashDigest> hash_digest(std::string_view hash) {
   return d;
 }
 
+std::string digest_hex(const HashDigest& digest) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out(64, '0');
+  for (std::size_t word = 0; word < 4; ++word)
+    for (std::size_t i = 0; i < 16; ++i) out[word * 16 + i] = kDigits[(digest[word] >> (60 - 4 * i)) & 15u];
+  return out;
+}
+
 bool HashSet::insert(std::string_view hash) {
   if (auto d = hash_digest(hash)) return digests_.insert(*d).second;
   return others_.emplace(hash).second;

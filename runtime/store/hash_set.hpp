@@ -27,13 +27,17 @@ struct HashDigestKey {
 
 /// The digest of a 64-digit lower-case hex hash; none for any other text.
 std::optional<HashDigest> hash_digest(std::string_view hash);
+/// The 64 lower-case hex digits of a digest (hash_digest's inverse).
+std::string digest_hex(const HashDigest& digest);
 
 /// A set of request hashes (the store's done answers, say).
 class HashSet {
  public:
   /// Whether `hash` was not there yet.
   bool insert(std::string_view hash);
+  bool insert(const HashDigest& digest) { return digests_.insert(digest).second; }
   bool count(std::string_view hash) const;
+  bool count(const HashDigest& digest) const { return digests_.count(digest) > 0; }
   std::size_t size() const { return digests_.size() + others_.size(); }
   bool empty() const { return size() == 0; }
   void reserve(std::size_t n) { digests_.reserve(n); }
@@ -51,6 +55,11 @@ class HashMap {
   void emplace(std::string_view hash, Value value) {
     if (auto d = hash_digest(hash)) digests_.emplace(*d, std::move(value));
     else others_.emplace(std::string(hash), std::move(value));
+  }
+  void emplace(const HashDigest& digest, Value value) { digests_.emplace(digest, std::move(value)); }
+  Value* find(const HashDigest& digest) {
+    auto it = digests_.find(digest);
+    return it == digests_.end() ? nullptr : &it->second;
   }
   /// The value of `hash`, or null.
   Value* find(std::string_view hash) {

@@ -47,7 +47,7 @@ std::string hash_of(const std::string& spec, const std::string& prompt_id, const
   REQUIRE(c->ok());
   for (const auto& r : c->plan.requests)
     if (c->plan.prompts[r.prompt].id == prompt_id && (arm.empty() || c->spec.arms[static_cast<std::size_t>(r.arm)].name == arm))
-      return r.call.hash;
+      return r.hash();
   FAIL("no request for " << prompt_id);
   return "";
 }

@@ -51,7 +51,7 @@ std::string stored(const std::string& spec, const std::string& store, const std:
   for (const auto& r : c->plan.requests)
     if (c->plan.prompts[r.prompt].id == prompt && c->spec.models[static_cast<std::size_t>(r.model)].name == model &&
         c->spec.arms[static_cast<std::size_t>(r.arm)].name == arm) {
-      auto a = s->answer(r.call.hash);
+      auto a = s->answer(r.hash());
       return a ? a->text : "";
     }
   FAIL("no request " << prompt << " " << model << " " << arm);

@@ -247,7 +247,7 @@ TEST_CASE("export scores and status: N/A, unusable replies, a failed judge call 
   for (std::size_t i = 0; i < rows.size(); ++i) {
     CAPTURE(i);
     CHECK(rows[i]["prompt_id"] == c->plan.prompts[c->plan.requests[i].prompt].id);
-    CHECK(rows[i]["hash"] == c->plan.requests[i].call.hash);
+    CHECK(rows[i]["hash"] == c->plan.requests[i].hash());
   }
 
   CHECK(rows[0]["state"] == "scored");

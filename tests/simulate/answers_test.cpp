@@ -83,12 +83,12 @@ TEST_CASE("answers K: K distinct requests per prompt; answer 0 is the request a 
   std::set<std::string> hashes;
   for (std::size_t i = 0; i < triple->plan.requests.size(); ++i) {
     const auto& r = triple->plan.requests[i];
-    CHECK(r.call.answer == static_cast<int>(i % 3));
-    CHECK(r.call.hash == mirac::sha256_hex(mirac::canonical_request(r.call).dump()));
-    hashes.insert(r.call.hash);
+    CHECK(r.call().answer == static_cast<int>(i % 3));
+    CHECK(r.hash() == mirac::sha256_hex(mirac::canonical_request(r.call()).dump()));
+    hashes.insert(r.hash());
     // Answer 0 of every prompt is the one request of the single-answer plan.
-    if (r.call.answer == 0) CHECK(r.call.hash == single->plan.requests[i / 3].call.hash);
-    CHECK(mirac::canonical_request(r.call).contains("answer") == (r.call.answer > 0));
+    if (r.call().answer == 0) CHECK(r.hash() == single->plan.requests[i / 3].hash());
+    CHECK(mirac::canonical_request(r.call()).contains("answer") == (r.call().answer > 0));
   }
   CHECK(hashes.size() == 1200);
 }
@@ -106,7 +106,7 @@ TEST_CASE("a declared seed goes up by the answer's place, so each answer is draw
   mirac::CheckOptions options;
   auto c = mirac::compile(dir / "seeded.audit", options);
   REQUIRE(c->ok());
-  for (std::size_t k = 0; k < 3; ++k) CHECK(c->plan.requests[k].call.params.at("seed") == 40 + static_cast<int>(k));
+  for (std::size_t k = 0; k < 3; ++k) CHECK(c->plan.requests[k].target->params.at("seed") == 40 + static_cast<int>(k));
   fs::remove_all(dir);
 }
 

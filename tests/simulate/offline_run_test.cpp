@@ -70,7 +70,7 @@ TEST_CASE("an offline run follows the simulate block: placeholder answers, decla
       if (!std::isnan(drawn[d]) && !std::isnan(expected[d])) CHECK(drawn[d] == expected[d]);
     const nlohmann::json* found = nullptr;
     for (const auto& s : scores)
-      if (s.at("hash") == request.call.hash) found = &s;
+      if (s.at("hash") == request.hash()) found = &s;
     REQUIRE(found != nullptr);
     for (const auto& dim : simulator.dimensions()) {
       const double e = expected[static_cast<std::size_t>(dim.dim)];

@@ -27,7 +27,7 @@ judge j = openai("gpt-5.4-mini") { rubric tiny }
   fs::remove_all(dir);
   REQUIRE(c->ok());
   mirac::HashSet done;
-  for (const auto& r : c->plan.requests) done.insert(r.call.hash);
+  for (const auto& r : c->plan.requests) done.insert(r.hash());
   // Every plain answer scored; of the warm ones only s1's.
   mirac::analyze::ScoreTable table;
   table.rater = "j";

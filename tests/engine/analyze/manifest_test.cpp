@@ -115,7 +115,7 @@ TEST_CASE("an offline run's manifest names every input, the models as answered, 
   mirac::Audit audit = mirac::open_audit(offline_options(s));
   REQUIRE(audit.ok());
   std::string hashes;
-  for (const auto& r : audit.plan().requests) hashes += (hashes.empty() ? "" : "\n") + r.call.hash;
+  for (const auto& r : audit.plan().requests) hashes += (hashes.empty() ? "" : "\n") + r.hash();
   CHECK(m.at("plan").at("requests") == 16);
   CHECK(m.at("plan").at("judge_tasks") == 16);
   CHECK(m.at("plan").at("request_digest") == mirac::sha256_hex(hashes));

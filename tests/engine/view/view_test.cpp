@@ -219,7 +219,7 @@ TEST_CASE("a page's answer texts and the judge's rationales are read from the st
   const auto page = mirac::view::answers_json(index, mirac::view::filter_rows(index, {}), 10, 5);
   REQUIRE(page["rows"].size() == 5);
   for (const auto& row : page["rows"]) {
-    const auto stored = store->brief(plan.requests[row["id"].get<std::size_t>()].call.hash);
+    const auto stored = store->brief(plan.requests[row["id"].get<std::size_t>()].hash());
     REQUIRE(stored);
     const std::string snippet = row["snippet"];
     CHECK(stored->text.compare(0, std::min<std::size_t>(snippet.size(), 160), snippet.substr(0, 160)) == 0);
@@ -230,7 +230,7 @@ TEST_CASE("a page's answer texts and the judge's rationales are read from the st
   const auto& row = index.rows()[7];
   REQUIRE(row.judging == mirac::view::Judging::scored);
   const auto detail = mirac::view::answer_json(index, row);
-  CHECK(detail["text"] == store->brief(plan.requests[row.request].call.hash)->text);
+  CHECK(detail["text"] == store->brief(plan.requests[row.request].hash())->text);
   const auto states = mirac::resolve_judging(spec, plan, judge, *store, {row.request}, run.audit.options.repairs,
                                              mirac::JudgmentDetail::scores);
   REQUIRE(states[0].kind == mirac::JudgeState::Kind::scored);

@@ -247,7 +247,7 @@ TEST_CASE("criteria graded per element: one content-addressed call per criterion
 TEST_CASE("every planned request's hash is the SHA-256 of its canonical request") {
   auto c = otc();
   REQUIRE(c->plan.requests.size() > 10);
-  for (const auto& r : c->plan.requests) REQUIRE(r.call.hash == mirac::sha256_hex(mirac::canonical_request(r.call).dump()));
+  for (const auto& r : c->plan.requests) REQUIRE(r.hash() == mirac::sha256_hex(mirac::canonical_request(r.call()).dump()));
 }
 
 TEST_CASE("call_hash finds the same hash as the request built in full, for every kind of call") {

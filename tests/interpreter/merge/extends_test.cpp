@@ -174,6 +174,6 @@ model mini = openai("gpt-mini")
   REQUIRE(from_variant->plan.requests.size() == 12);  // 1 seed x 6 cells x 2 models
   REQUIRE(from_merged->plan.requests.size() == from_variant->plan.requests.size());
   for (std::size_t i = 0; i < from_variant->plan.requests.size(); ++i)
-    CHECK(from_merged->plan.requests[i].call.hash == from_variant->plan.requests[i].call.hash);
+    CHECK(from_merged->plan.requests[i].hash() == from_variant->plan.requests[i].hash());
   CHECK(prompt_text(*from_variant, "s1_ja_low") == "簡単に言うと、質問");
 }

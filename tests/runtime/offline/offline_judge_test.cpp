@@ -77,10 +77,10 @@ TEST_CASE("the offline provider speaks OpenAI chat; its judge's replies satisfy 
   CHECK(judge.judge().model == "judge-gpt-5.4-mini");
   std::size_t checked = 0;
   for (const auto& r : c->plan.requests) {
-    CHECK(r.call.model.rfind("sim-", 0) == 0);
-    CHECK(r.call.base_url == "offline:");
-    HttpRequest answer_request{endpoint_url(r.call.protocol, r.call.base_url), {}, build_body(r.call).dump()};
-    Interpretation answer = interpret(r.call.protocol, offline_respond(answer_request), 0);
+    CHECK(r.call().model.rfind("sim-", 0) == 0);
+    CHECK(r.call().base_url == "offline:");
+    HttpRequest answer_request{endpoint_url(r.call().protocol, r.call().base_url), {}, build_body(r.call()).dump()};
+    Interpretation answer = interpret(r.call().protocol, offline_respond(answer_request), 0);
     REQUIRE(answer.verdict == Verdict::ok);
     CHECK_FALSE(answer.answer.text.empty());
     CHECK(answer.answer.output_tokens > 0);
@@ -157,7 +157,7 @@ TEST_CASE("judge resolution: pending, scored, repaired, given up, failed") {
   std::vector<std::size_t> rows = {0, 1, 2, 3, 4};
   // Rows 0-3 have answers; row 4 has none.
   for (std::size_t i = 0; i < 4; ++i) {
-    const auto& h = c->plan.requests[i].call.hash;
+    const auto& h = c->plan.requests[i].hash();
     REQUIRE(store->record_answer(stored(h, "answer " + std::to_string(i)), final_attempt(h)));
   }
   auto states = resolve_judging(c->spec, c->plan, judge, *store, rows, 1);
