@@ -9,7 +9,6 @@
 
 #include "runtime/providers/environment.hpp"
 #include "runtime/scheduler/block_send.hpp"
-#include "runtime/store/journal.hpp"
 #include "runtime/store/store.hpp"
 
 namespace mirac {
@@ -181,9 +180,7 @@ RunSummary send_answers(const Audit& audit, Store& store, const Selection& selec
       return refused;
     }
   }
-  // Found above, so a block's scheduler need not look again; unless an earlier run left a
-  // journal, whose answers the first block stores and the later blocks must then find.
-  options.calls_not_answered = !std::filesystem::exists(journal_path(store.path().parent_path()));
+  options.calls_not_answered = true;  // found above: a block's scheduler need not look again
   BlockSend sender(store, options, cancel, hooks, "answers");
   sender.expect(answered + pending.size());
   sender.skip(answered);

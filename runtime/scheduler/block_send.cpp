@@ -1,6 +1,9 @@
 #include "runtime/scheduler/block_send.hpp"
 
 #include <algorithm>
+#include <filesystem>
+
+#include "runtime/store/journal.hpp"
 
 namespace mirac {
 
@@ -29,7 +32,12 @@ void add_summary(RunSummary& into, const RunSummary& more) {
 BlockSend::BlockSend(Store& store, const SchedulerOptions& options, const std::atomic<bool>& cancel,
                      const RunHooks& hooks, std::string phase, std::size_t block_calls, Clock* clock)
     : store_(store), options_(options), cancel_(cancel), hooks_(hooks), phase_(std::move(phase)),
-      block_calls_(std::max<std::size_t>(block_calls, 1)), clock_(clock ? *clock : system_clock_) {}
+      block_calls_(std::max<std::size_t>(block_calls, 1)), clock_(clock ? *clock : system_clock_) {
+  // An earlier run's journal is stored by the first block's scheduler; answers in it may be
+  // for calls of later blocks, which must then look in the store after all.
+  if (options_.calls_not_answered && std::filesystem::exists(journal_path(store.path().parent_path())))
+    options_.calls_not_answered = false;
+}
 
 void BlockSend::add(ModelCall call) {
   ++added_;

@@ -61,8 +61,9 @@ struct SchedulerOptions {
   bool batch_all = false;
   std::optional<double> budget_usd;  ///< spend cap for this run
   /// The caller has found that none of the calls is answered in the store yet (a block of a
-  /// phase that looked once for the whole phase): the run does not look again. An earlier
-  /// run's journal, if any, is still read first and looked in.
+  /// phase that looked once for the whole phase): the run does not look again. With an
+  /// earlier run's journal to import it looks all the same (and BlockSend clears this for
+  /// every block of a phase that began with one).
   bool calls_not_answered = false;
   std::map<std::string, ModelPrice> prices;  ///< by model string; needed for every paid model when budget_usd is set
   long long default_max_output_tokens = 1024;  ///< estimate when a call sets no max_tokens

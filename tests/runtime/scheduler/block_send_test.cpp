@@ -8,6 +8,7 @@
 #include "fake_http.hpp"
 #include "runtime/providers/environment.hpp"
 #include "runtime/scheduler/block_send.hpp"
+#include "runtime/store/journal.hpp"
 
 using namespace mirac;
 using namespace mirac::test;
@@ -128,4 +129,69 @@ TEST_CASE("add_summary adds counts, merges causes and keeps the first fatal erro
   CHECK(a.spend_usd == doctest::Approx(0.75));
   CHECK(a.fatal_error == "disk full");
   CHECK(a.messages == std::vector<std::string>{"m"});
+}
+
+TEST_CASE("block send: calls the caller found answered count as skipped, and a phase of only those still reports once") {
+  Phase f;
+  BlockSend sender(*f.store, f.options, f.cancel, f.hooks, "answers", 3);
+  sender.expect(5);
+  sender.skip(5);
+  const RunSummary s = sender.finish();
+  CHECK(s.total == 5);
+  CHECK(s.skipped == 5);
+  CHECK(s.stored == 0);
+  CHECK(f.phases == std::vector<std::string>{"answers"});
+  REQUIRE(f.progress.size() == 1);
+  CHECK(f.progress.back().final);
+  CHECK(f.progress.back().done == 5);
+  CHECK(f.progress.back().skipped == 5);
+  CHECK(f.progress.back().total == 5);
+}
+
+TEST_CASE("block send: skipped calls and sent ones add up on one line") {
+  Phase f;
+  BlockSend sender(*f.store, f.options, f.cancel, f.hooks, "answers", 2);
+  sender.expect(5);
+  sender.skip(2);
+  for (int i = 0; i < 3; ++i) sender.add(offline_call(i));
+  const RunSummary s = sender.finish();
+  CHECK(s.total == 5);
+  CHECK(s.skipped == 2);
+  CHECK(s.stored == 3);
+  REQUIRE(!f.progress.empty());
+  CHECK(f.progress.back().final);
+  CHECK(f.progress.back().done == 5);
+  CHECK(f.progress.back().skipped == 2);
+  CHECK(f.progress.back().total == 5);
+}
+
+TEST_CASE("block send: calls said not answered are looked up after all when an earlier run left a journal") {
+  // The journal holds the answer to a call of the second block. The first block's scheduler
+  // stores it; the second must find it stored rather than trust the caller and pay again.
+  Phase f;
+  ManualClock clock;
+  FakeHttp http(clock, [](const HttpRequest&, int) { return ok_openai(); }, 0.01);
+  f.options.transport = &http;
+  f.options.calls_not_answered = true;
+  JournalEntry kept;
+  kept.answer.hash = "h4";
+  kept.answer.status = "done";
+  kept.answer.provider = "openai";
+  kept.answer.model = "gpt-test";
+  kept.answer.text = "kept in the journal";
+  kept.answer.cause = "ok";
+  kept.answer.attempts = 1;
+  kept.attempt.hash = "h4";
+  kept.attempt.attempt = 1;
+  kept.attempt.outcome = "ok";
+  kept.attempt.cause = "ok";
+  std::string error;
+  REQUIRE(append_journal(journal_path(f.dir.path), {kept}, error));
+  BlockSend sender(*f.store, f.options, f.cancel, f.hooks, "answers", 3);
+  for (int i = 0; i < 6; ++i) sender.add(make_call("h" + std::to_string(i), "q" + std::to_string(i)));
+  const RunSummary s = sender.finish();
+  CHECK(http.sends.size() == 5);  // h4 came from the journal
+  CHECK(s.skipped == 1);
+  CHECK(f.store->done_hashes().size() == 6);
+  CHECK(f.store->answer("h4")->text == "kept in the journal");
 }
