@@ -56,6 +56,7 @@ int main(int argc, char** argv) {
   mirac::AuditOptions options;
   options.spec = argc > 2 ? argv[2] : "specs/mira.audit";
   options.offline = true;
+  options.check_analyses = false;  // as `mirac view` compiles (cli/commands.cpp, open_read_audit)
   options.store = argc > 1 ? argv[1] : "runs/mira.offline";
   if (!std::filesystem::exists(std::filesystem::path(options.store) / "store.sqlite")) {
     std::cerr << "bench_view_mira: no store in " << options.store

@@ -79,7 +79,9 @@ void add_read_only(CLI::App* cmd, AuditOptions& o, const std::string& what) {
 
 int open_read_audit(const AuditOptions& options, Audit& audit, std::ostream& err) {
   Outcome selected;
-  audit = open_narrowed_audit(options, /*check_analyses=*/false, selected);
+  AuditOptions reading = options;
+  reading.check_analyses = false;  // these commands show answers; they run no analysis
+  audit = open_narrowed_audit(reading, /*check_analyses=*/false, selected);
   if (int code = print_compiled(audit, err); code != kOk) return code;
   return finish(selected, err);
 }

@@ -27,6 +27,7 @@ CheckOptions check_options(const AuditOptions& options) {
   if (!options.data.empty()) c.data_root = options.data;
   if (auto root = environment(options).get("MIRAC_DATA")) c.env_data_root = *root;
   c.offline = options.offline;
+  c.check_analyses = options.check_analyses;
   if (options.answers > 0) c.answers = options.answers;
   return c;
 }

@@ -40,6 +40,9 @@ struct AuditOptions {
   /// (choose_store). Commands that send or import leave it false, so real answers never go
   /// into an offline store.
   bool reads_run_store = false;
+  /// Whether compiling checks that each analysis can run on the plan (CheckOptions); false
+  /// for the commands that only read answers.
+  bool check_analyses = true;
   // Which requests.
   std::string only;       ///< key=value,... over factors, model, arm and seed
   std::size_t limit = 0;  ///< at most this many requests (0: all)

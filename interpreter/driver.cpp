@@ -39,7 +39,7 @@ std::unique_ptr<Compilation> check_and_plan(std::unique_ptr<Compilation> c, cons
   locate_placeholders(planned, c->sources, c->diags);
   // Can each analysis run on what is paid for? A command that selects requests asks that of
   // the selection instead (engine/selection.hpp).
-  if (c->ok() && !options.analyses_on_selection) check_plan_analyses(c->spec, c->plan, c->diags);
+  if (c->ok() && options.check_analyses && !options.analyses_on_selection) check_plan_analyses(c->spec, c->plan, c->diags);
   return c;
 }
 
