@@ -1,5 +1,6 @@
 #include "engine/judge/judgment_cache.hpp"
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 
@@ -64,7 +65,16 @@ std::string encode(const std::string& answer_hash, const JudgeState& s) {
   return v + bits;
 }
 
-bool decode(const std::string& v, const std::string& answer_hash, JudgeState& s) {
+// The first kAnswerBytes bytes of a request's hash, as raw(hash, kAnswerBytes) spells them
+// from its hex: the digest's first word, most significant byte first.
+std::array<char, kAnswerBytes> answer_bytes(const HashDigest& digest) {
+  static_assert(kAnswerBytes <= 8, "the check bytes come from the digest's first word");
+  std::array<char, kAnswerBytes> out{};
+  for (std::size_t i = 0; i < kAnswerBytes; ++i) out[i] = static_cast<char>((digest[0] >> (56 - 8 * i)) & 0xFF);
+  return out;
+}
+
+bool decode(const std::string& v, const std::array<char, kAnswerBytes>& answer, JudgeState& s) {
   std::size_t at = 0;
   auto take = [&](std::size_t n) -> std::string_view {
     if (at + n > v.size()) return {};
@@ -77,7 +87,7 @@ bool decode(const std::string& v, const std::string& answer_hash, JudgeState& s)
   at = 1;
   const int round = byte();
   const int rounds = byte();
-  if (take(kAnswerBytes) != raw(answer_hash, kAnswerBytes)) return false;  // another answer: not this one's
+  if (take(kAnswerBytes) != std::string_view(answer.data(), answer.size())) return false;  // another answer: not this one's
   const std::string judge = hex_of(take(32));
   std::vector<double> scores(byte());
   for (double& d : scores) {
@@ -134,7 +144,7 @@ std::string JudgmentCache::key(std::size_t request) const {
 bool JudgmentCache::fill(std::size_t request, int max_repairs, JudgeState& state) const {
   if (request >= entries_.size() || entries_[request].empty()) return false;
   JudgeState kept;
-  if (!decode(entries_[request], plan_.requests[request].hash(), kept) || kept.rounds > max_repairs) return false;
+  if (!decode(entries_[request], answer_bytes(plan_.requests[request].digest), kept) || kept.rounds > max_repairs) return false;
   state = std::move(kept);
   return true;
 }
