@@ -29,6 +29,21 @@ void add_summary(RunSummary& into, const RunSummary& more) {
   if (into.fatal_error.empty()) into.fatal_error = more.fatal_error;
 }
 
+namespace {
+
+// `more`'s counts of calls and spend added to `into`'s.
+void add_progress(Progress& into, const Progress& more) {
+  into.total += more.total;
+  into.done += more.done;
+  into.skipped += more.skipped;
+  into.failed += more.failed;
+  into.retries += more.retries;
+  into.spend_usd += more.spend_usd;
+  for (const auto& [cause, n] : more.errors_by_cause) into.errors_by_cause[cause] += n;
+}
+
+}  // namespace
+
 BlockSend::BlockSend(Store& store, const SchedulerOptions& options, const std::atomic<bool>& cancel,
                      const RunHooks& hooks, std::string phase, std::size_t block_calls, Clock* clock)
     : store_(store), options_(options), cancel_(cancel), hooks_(hooks), phase_(std::move(phase)),
@@ -41,10 +56,18 @@ BlockSend::BlockSend(Store& store, const SchedulerOptions& options, const std::a
 
 void BlockSend::add(ModelCall call) {
   ++added_;
-  const std::string stopped_here = "provider_stopped:" + call.provider;
-  if (stopped_ || summary_.not_sent.count(stopped_here)) {
-    summary_.not_sent[stopped_ ? stop_reason_ : stopped_here] += 1;
+  if (stopped_) {
+    summary_.not_sent[stop_reason_] += 1;
     return;
+  }
+  // A provider that stopped in an earlier block (its quota spent, say) is not asked again.
+  // Most phases have no such reason to check, so the name is only made when one is there.
+  if (!summary_.not_sent.empty()) {
+    const std::string stopped_here = "provider_stopped:" + call.provider;
+    if (auto it = summary_.not_sent.find(stopped_here); it != summary_.not_sent.end()) {
+      it->second += 1;
+      return;
+    }
   }
   batched_ = batched_ || sends_in_batch(call, options_);
   block_.push_back(std::move(call));
@@ -63,14 +86,9 @@ void BlockSend::skip(std::size_t n) {
 void BlockSend::report(const Progress& block, bool last) {
   if (!hooks_.on_progress) return;
   Progress p = block;
-  p.total = std::max(expected_, before_.total + block.total);
-  p.done = before_.done + block.done;
-  p.skipped = before_.skipped + block.skipped;
-  p.failed = before_.failed + block.failed;
-  p.retries = before_.retries + block.retries;
+  add_progress(p, before_);
+  p.total = std::max(expected_, p.total);
   p.elapsed_s = clock_.now() - started_;
-  p.spend_usd = before_.spend_usd + block.spend_usd;
-  for (const auto& [cause, n] : before_.errors_by_cause) p.errors_by_cause[cause] += n;
   const double answered = static_cast<double>(p.done - std::min(p.done, p.skipped));
   p.rate_per_s = p.elapsed_s > 0 ? answered / p.elapsed_s : 0;
   const std::size_t left = p.total - std::min(p.total, p.done + p.failed);
@@ -101,13 +119,7 @@ void BlockSend::send_block() {
   RunSummary sent = run_plan(calls, store_, options_, cancel_, hooks);
   calls = {};
   if (options_.budget_usd) *options_.budget_usd = std::max(0.0, *options_.budget_usd - sent.spend_usd);
-  before_.total += final_progress.total;
-  before_.done += final_progress.done;
-  before_.skipped += final_progress.skipped;
-  before_.failed += final_progress.failed;
-  before_.retries += final_progress.retries;
-  before_.spend_usd += final_progress.spend_usd;
-  for (const auto& [cause, n] : final_progress.errors_by_cause) before_.errors_by_cause[cause] += n;
+  add_progress(before_, final_progress);
   add_summary(summary_, sent);
   if (sent.cancelled || sent.budget_exhausted || !sent.fatal_error.empty()) {
     stopped_ = true;
