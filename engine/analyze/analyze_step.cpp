@@ -193,12 +193,14 @@ Outcome analyze_audit(Audit& audit, Analysis& analysis) {
   analyze::add_late_inputs(manifest, c.sources);  // a table an analysis read (`against csv(...)`)
   nlohmann::ordered_json json{{"manifest", std::move(manifest)}};
   json.update(result.json);
+  // Which stored answers the table scores, found once for the coverage and the unused answers.
+  const std::vector<analyze::AnswerState> states = analyze::answer_states(c.spec, c.plan, stored.done, table);
   if (!from_file) {
-    json["coverage"] = analyze::score_coverage(c.spec, c.plan, stored.done, table, analysis.diagnostics);
+    json["coverage"] = analyze::score_coverage(c.spec, c.plan, states, table, analysis.diagnostics);
     json["answers_marked"] = std::move(marked);
   }
   if (json.contains("analyses"))
-    analyze::add_unused_answers(c.spec, c.plan, stored.done, table, c.sources, json["analyses"]);
+    analyze::add_unused_answers(c.spec, c.plan, states, table, c.sources, json["analyses"]);
   result.json = std::move(json);
   result.csv_preamble = analyze::csv_provenance(provenance);
   analysis.output = std::move(result);

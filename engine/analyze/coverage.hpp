@@ -5,8 +5,10 @@
 // about at the rater's declaration.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -26,6 +28,14 @@ inline constexpr double kUnscoredSkew = 0.05;
 nlohmann::ordered_json score_coverage(const Spec& spec, const Plan& plan, const HashSet& done,
                                       const ScoreTable& table, Diagnostics& diags);
 
+/// Per request of the plan: not stored, stored but not scored in the table, or scored. Both
+/// score_coverage and add_unused_answers read it; made once, it is one pass over the plan
+/// and the table for both.
+enum class AnswerState : std::uint8_t { not_stored, unscored, scored };
+std::vector<AnswerState> answer_states(const Spec& spec, const Plan& plan, const HashSet& done, const ScoreTable& table);
+nlohmann::ordered_json score_coverage(const Spec& spec, const Plan& plan, const std::vector<AnswerState>& states,
+                                      const ScoreTable& table, Diagnostics& diags);
+
 }  // namespace mirac::analyze
 
 namespace mirac::analyze {
@@ -35,6 +45,8 @@ namespace mirac::analyze {
 /// (answers the rater left unscored; none when the scores come from a file, `done` empty),
 /// and `not_applicable`, per dimension it reads, the scored rows where that score is N/A.
 void add_unused_answers(const Spec& spec, const Plan& plan, const HashSet& done,
+                        const ScoreTable& table, SourceManager& sources, nlohmann::ordered_json& analyses);
+void add_unused_answers(const Spec& spec, const Plan& plan, const std::vector<AnswerState>& states,
                         const ScoreTable& table, SourceManager& sources, nlohmann::ordered_json& analyses);
 
 }  // namespace mirac::analyze
