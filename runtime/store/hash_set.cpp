@@ -42,12 +42,12 @@ std::string digest_hex(const HashDigest& digest) {
 }
 
 bool HashSet::insert(std::string_view hash) {
-  if (auto d = hash_digest(hash)) return digests_.insert(*d).second;
+  if (auto d = hash_digest(hash)) return insert(*d);
   return others_.emplace(hash).second;
 }
 
 bool HashSet::count(std::string_view hash) const {
-  if (auto d = hash_digest(hash)) return digests_.count(*d) > 0;
+  if (auto d = hash_digest(hash)) return count(*d);
   return others_.count(std::string(hash)) > 0;
 }
 
