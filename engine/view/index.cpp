@@ -106,9 +106,14 @@ std::unique_ptr<AnswerIndex> AnswerIndex::build(const Audit& audit, Outcome& out
   std::thread warm;
   if (!plan.requests.empty())
     warm = std::thread([&page_store, &audit, first = plan.requests.front().hash()] {
-      std::string ignored;  // a connection that does not open leaves the pages to the first
-      page_store = Store::open(audit.run_dir, ignored);
-      if (page_store) page_store->brief(first);
+      // A connection that does not open, or fails to read, leaves the pages to the first.
+      try {
+        std::string ignored;
+        page_store = Store::open(audit.run_dir, ignored);
+        if (page_store) page_store->brief(first);
+      } catch (...) {
+        page_store.reset();
+      }
     });
   struct Join {
     std::thread& t;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <exception>
 #include <functional>
 #include <stdexcept>
 #include <system_error>
@@ -162,11 +163,16 @@ nlohmann::json answer_params(const nlohmann::json& params, std::size_t k) {
 // ten times MIRA), and each hash depends on its own request alone.
 void hash_requests(std::vector<RequestRow>& requests,
                    const std::function<const UserMessageHasher&(const RequestRow&)>& hasher_of) {
-  auto hash_range = [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i)
-      requests[i].digest = hash_digest(hasher_of(requests[i]).hash(requests[i].user)).value();
-  };
   constexpr std::size_t kPerThread = 20000;  // below this a thread costs more than it saves
+  std::vector<std::exception_ptr> failures(requests.size() / kPerThread + 2);
+  auto hash_range = [&](std::size_t begin, std::size_t end) {
+    try {
+      for (std::size_t i = begin; i < end; ++i)
+        requests[i].digest = hash_digest(hasher_of(requests[i]).hash(requests[i].user)).value();
+    } catch (...) {  // rethrown on the planning thread, not left to end the process
+      failures[begin / kPerThread] = std::current_exception();
+    }
+  };
   const std::size_t threads =
       std::clamp<std::size_t>(requests.size() / kPerThread, 1, std::max(1u, std::min(4u, std::thread::hardware_concurrency())));
   std::vector<std::thread> helpers;
@@ -183,6 +189,8 @@ void hash_requests(std::vector<RequestRow>& requests,
   hash_range(0, std::min(requests.size(), share));
   if (mine > share) hash_range(std::min(requests.size(), (helpers.size() + 1) * share), mine);
   for (auto& h : helpers) h.join();
+  for (const auto& failure : failures)
+    if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace
