@@ -4,6 +4,7 @@
 #include <charconv>
 #include <fstream>
 #include <limits>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -36,6 +37,15 @@ std::string answer_key(int seed, int model, int arm, const std::vector<int>& lev
   for (int l : levels) add('|', l);
   if (answer > 0) add('#', answer);
   return key;
+}
+
+MixedRadix::MixedRadix(std::vector<std::size_t> radix) : radix_(std::move(radix)) {
+  std::uint64_t product = 1;
+  for (std::size_t& r : radix_) {
+    r = std::max<std::size_t>(r, 1);
+    if (product > std::numeric_limits<std::uint64_t>::max() / r) fits_ = false;
+    else product *= r;
+  }
 }
 
 ScoreRow score_row_of(const Spec& spec, const Plan& plan, const RequestRow& r) {
