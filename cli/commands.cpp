@@ -81,7 +81,7 @@ int open_read_audit(const AuditOptions& options, Audit& audit, std::ostream& err
   Outcome selected;
   AuditOptions reading = options;
   reading.check_analyses = false;  // these commands show answers; they run no analysis
-  audit = open_narrowed_audit(reading, /*check_analyses=*/false, selected);
+  audit = open_narrowed_audit(reading, selected);
   if (int code = print_compiled(audit, err); code != kOk) return code;
   return finish(selected, err);
 }

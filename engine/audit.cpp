@@ -92,7 +92,7 @@ Outcome run_audit(Audit& audit, const std::atomic<bool>& cancel, AuditEvents& ev
 Outcome analyze_only(const AuditOptions& options, AuditEvents& events) {
   if (options.resamples < 1) return Outcome::fail(kUsageError, "mirac analyze: --resamples must be at least 1");
   Outcome selected;
-  Audit audit = open_narrowed_audit(options, true, selected);  // compile and plan; with --only, the selection's plan
+  Audit audit = open_narrowed_audit(options, selected);  // compile and plan; with --only, the selection's plan
   events.compiled(audit);
   if (!audit.ok()) return Outcome::fail(kSpecError);
   if (!selected.ok()) return selected;

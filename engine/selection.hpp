@@ -59,9 +59,10 @@ Plan selected_plan(const Plan& plan, const std::vector<std::size_t>& rows);
 
 /// open_selected_audit for a command that reads a run (analyze, view, export, annotate): with
 /// a selection, the audit's plan holds the selected requests alone, so the command analyses,
-/// shows, writes or samples those and no other. `check_analyses`: the analyses are checked on
-/// the selection too (analyze). A selection that names nothing of the spec fails `outcome`.
-Audit open_narrowed_audit(const AuditOptions& options, bool check_analyses, Outcome& outcome);
+/// shows, writes or samples those and no other. With `options.check_analyses` (analyze), the
+/// analyses are checked on the selection too. A selection that names nothing of the spec
+/// fails `outcome`.
+Audit open_narrowed_audit(const AuditOptions& options, Outcome& outcome);
 
 /// How the options select requests ("--only seed=1,2 --sample 40"); empty without a selection.
 std::string selection_said(const AuditOptions& options);
