@@ -29,11 +29,14 @@ std::string formula_text(const ast::Formula& f) {
 namespace {
 
 // Which index of a row determines `variable`'s value: a factor's level, the model, the arm
-// or the seed; or none (cell, prompt, seed fields), when only its text does. Decided once
-// per variable, in variable_value's order.
+// or the seed, or for a seed field the seed (and the level of the factor it is indexed by);
+// or none (cell, prompt), when only its text does. Decided once per variable, in
+// variable_value's order.
 struct ValueIndex {
-  enum class Kind { factor, model, arm, seed, text } kind = Kind::text;
+  enum class Kind { factor, model, arm, seed, seed_field, text } kind = Kind::text;
   std::size_t factor = 0;
+  int field_factor = -1;          ///< seed_field: the factor it is indexed by, if any
+  std::size_t field_levels = 1;   ///< seed_field: that factor's level count
 
   int of(const ScoreRow& row) const {
     switch (kind) {
@@ -41,6 +44,10 @@ struct ValueIndex {
       case Kind::model: return row.model;
       case Kind::arm: return row.arm;
       case Kind::seed: return row.seed;
+      case Kind::seed_field:
+        if (row.seed < 0) return -1;
+        return field_factor < 0 ? row.seed
+                                : row.seed * static_cast<int>(field_levels) + row.levels[static_cast<std::size_t>(field_factor)];
       case Kind::text: break;
     }
     return -1;
@@ -57,6 +64,13 @@ ValueIndex value_index(const Spec& spec, const std::string& variable) {
   if (std::any_of(spec.models.begin(), spec.models.end(), grouped)) return {};
   if (variable == "arm") return {Kind::arm, 0};
   if (variable == "seed") return {Kind::seed, 0};
+  if (variable == "cell" || variable == "answer" || variable == "prompt") return {};
+  for (const auto& info : spec.seed_fields) {
+    if (info.name != variable) continue;
+    ValueIndex v{Kind::seed_field, 0, info.index_factor, 1};
+    if (info.index_factor >= 0) v.field_levels = std::max<std::size_t>(spec.factors[static_cast<std::size_t>(info.index_factor)].levels.size(), 1);
+    return v;
+  }
   return {};
 }
 

@@ -15,11 +15,13 @@ std::optional<Value> RowScope::name(const std::string& name) const {
   if (name == "model") return Value::of(spec_.models[row_.model].name);
   if (name == "arm") return Value::of(spec_.arms[row_.arm].name);
   if (spec_.factor_index(name) < 0) {
-    // A model or arm name on the other side of `model == gpt` stands for itself.
-    for (const auto& m : spec_.models)
-      if (m.name == name) return Value::of(name);
+    // A model or arm name on the other side of `model == gpt` stands for itself. Arms
+    // first: there are few, and `where arm == baseline` is read on every row of an audit
+    // that may have dozens of models.
     for (const auto& a : spec_.arms)
       if (a.name == name) return Value::of(name);
+    for (const auto& m : spec_.models)
+      if (m.name == name) return Value::of(name);
   }
   return cell_.name(name);
 }

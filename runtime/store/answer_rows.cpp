@@ -43,11 +43,13 @@ bool AnswerRows::catch_up(sqlite3* db) {
   if (!q.ok()) return false;
   q.bind(1, last_seen_);
   int rc = SQLITE_ROW;
+  HashMap<long long>::Emplacer emplacer(rows_);
   while ((rc = q.step()) == SQLITE_ROW) {
     const long long id = q.integer(0);
-    rows_.emplace(q.text_view(1), id);
+    emplacer.emplace(q.text_view(1), id);
     last_seen_ = id;
   }
+  emplacer.flush();
   q.reset();  // ends the read: a kept statement must not hold a transaction open
   return rc == SQLITE_DONE;
 }

@@ -53,6 +53,25 @@ class DigestTable {
     ++size_;
     return {&slots_[i].second, true};
   }
+  /// Emplaces `entries` in order, as emplace() one by one would, each one's slot asked of
+  /// memory a few entries ahead: in a table larger than the cache (ten times MIRA's row
+  /// map is 28 MB) the misses overlap instead of each waiting its turn, which made filling
+  /// the table from a store scan grow faster than the store.
+  void emplace_all(std::vector<std::pair<HashDigest, Value>>& entries) {
+    constexpr std::size_t kAhead = 8;
+    reserve(size_ + entries.size());  // no growth below: the slots asked for stay put
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      if (i + kAhead < entries.size()) prefetch(entries[i + kAhead].first);
+      emplace(entries[i].first, std::move(entries[i].second));
+    }
+  }
+  /// Asks memory for `key`'s slot, ahead of a find() or emplace() of it.
+  void prefetch(const HashDigest& key) const {
+    if (slots_.empty()) return;
+    const std::size_t i = home(key);
+    __builtin_prefetch(&slots_[i]);
+    __builtin_prefetch(&used_[i]);
+  }
   Value* find(const HashDigest& key) { return const_cast<Value*>(std::as_const(*this).find(key)); }
   const Value* find(const HashDigest& key) const {
     if (slots_.empty()) return nullptr;
@@ -96,7 +115,36 @@ class DigestTable {
 
 /// A set of request hashes (the store's done answers, say).
 class HashSet {
+  struct Present {};
+
  public:
+  /// Adds the hashes of a stream (a store scan) a chunk at a time, through
+  /// DigestTable::emplace_all; the rest at flush() or when it ends.
+  class Inserter {
+   public:
+    explicit Inserter(HashSet& set) : set_(set) { chunk_.reserve(kChunk); }
+    ~Inserter() { flush(); }
+    Inserter(const Inserter&) = delete;
+    Inserter& operator=(const Inserter&) = delete;
+    void insert(std::string_view hash) {
+      if (auto d = hash_digest(hash)) {
+        chunk_.emplace_back(*d, Present{});
+        if (chunk_.size() == kChunk) flush();
+      } else {
+        set_.others_.emplace(hash);
+      }
+    }
+    void flush() {
+      set_.digests_.emplace_all(chunk_);
+      chunk_.clear();
+    }
+
+   private:
+    static constexpr std::size_t kChunk = 4096;
+    HashSet& set_;
+    std::vector<std::pair<HashDigest, Present>> chunk_;
+  };
+
   /// Whether `hash` was not there yet.
   bool insert(std::string_view hash);
   bool insert(const HashDigest& digest) { return digests_.emplace(digest, Present{}).second; }
@@ -107,7 +155,6 @@ class HashSet {
   void reserve(std::size_t n) { digests_.reserve(n); }
 
  private:
-  struct Present {};
   DigestTable<Present> digests_;
   std::unordered_set<std::string, RequestHashKey> others_;
 };
@@ -116,6 +163,33 @@ class HashSet {
 template <class Value>
 class HashMap {
  public:
+  /// Adds the entries of a stream (a store scan) a chunk at a time, through
+  /// DigestTable::emplace_all; the rest at flush() or when it ends.
+  class Emplacer {
+   public:
+    explicit Emplacer(HashMap& map) : map_(map) { chunk_.reserve(kChunk); }
+    ~Emplacer() { flush(); }
+    Emplacer(const Emplacer&) = delete;
+    Emplacer& operator=(const Emplacer&) = delete;
+    void emplace(std::string_view hash, Value value) {
+      if (auto d = hash_digest(hash)) {
+        chunk_.emplace_back(*d, std::move(value));
+        if (chunk_.size() == kChunk) flush();
+      } else {
+        map_.others_.emplace(std::string(hash), std::move(value));
+      }
+    }
+    void flush() {
+      map_.digests_.emplace_all(chunk_);
+      chunk_.clear();
+    }
+
+   private:
+    static constexpr std::size_t kChunk = 4096;
+    HashMap& map_;
+    std::vector<std::pair<HashDigest, Value>> chunk_;
+  };
+
   /// Adds `hash` unless it is there already (as unordered_map::emplace).
   void emplace(std::string_view hash, Value value) {
     if (auto d = hash_digest(hash)) digests_.emplace(*d, std::move(value));
@@ -123,6 +197,9 @@ class HashMap {
   }
   void emplace(const HashDigest& digest, Value value) { digests_.emplace(digest, std::move(value)); }
   Value* find(const HashDigest& digest) { return digests_.find(digest); }
+  const Value* find(const HashDigest& digest) const { return digests_.find(digest); }
+  /// Asks memory for `digest`'s slot, ahead of a find() of it.
+  void prefetch(const HashDigest& digest) const { digests_.prefetch(digest); }
   /// The value of `hash`, or null.
   Value* find(std::string_view hash) {
     if (auto d = hash_digest(hash)) return digests_.find(*d);

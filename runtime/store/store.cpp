@@ -212,7 +212,9 @@ HashSet Store::done_hashes() {
   if (Stmt rows(impl_->db, "SELECT max(id) FROM answers"); rows.ok() && rows.step() == SQLITE_ROW)
     out.reserve(static_cast<std::size_t>(rows.integer(0)));
   Stmt q(impl_->db, "SELECT hash FROM answers WHERE status = 'done'");
-  while (q.ok() && q.step() == SQLITE_ROW) out.insert(q.text_view(0));
+  HashSet::Inserter inserter(out);
+  while (q.ok() && q.step() == SQLITE_ROW) inserter.insert(q.text_view(0));
+  inserter.flush();
   return out;
 }
 
