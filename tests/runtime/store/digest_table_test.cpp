@@ -5,6 +5,8 @@
 
 #include <map>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "runtime/store/hash_set.hpp"
 
@@ -53,4 +55,60 @@ TEST_CASE("digest table: reserved room is used without growing, and an empty tab
   CHECK_FALSE(set.insert(HashDigest{5, 6, 7, 8}));
   CHECK(set.count(digest_hex(HashDigest{5, 6, 7, 8})));
   CHECK(set.size() == 1);
+}
+
+TEST_CASE("digest table: emplace_all and the streaming fillers keep the first of each key, as emplace does") {
+  std::mt19937_64 random(30);
+  std::vector<std::pair<HashDigest, int>> entries;
+  for (int i = 0; i < 20000; ++i) {
+    HashDigest d{random(), random(), random(), random()};
+    if (i % 5 == 0 && !entries.empty()) d = entries[static_cast<std::size_t>(random() % entries.size())].first;
+    entries.emplace_back(d, i);
+  }
+  DigestTable<int> one_by_one, all_at_once;
+  // A key there before: emplace_all must not replace it, as emplace does not.
+  one_by_one.emplace(entries[3].first, -1);
+  all_at_once.emplace(entries[3].first, -1);
+  for (const auto& [d, v] : entries) one_by_one.emplace(d, v);
+  auto copy = entries;
+  all_at_once.emplace_all(copy);
+  CHECK(*all_at_once.find(entries[3].first) == -1);
+  CHECK(all_at_once.size() == one_by_one.size());
+  std::size_t wrong = 0;
+  for (const auto& [d, v] : entries) {
+    const int* a = all_at_once.find(d);
+    const int* b = one_by_one.find(d);
+    if (!a || !b || *a != *b) ++wrong;
+  }
+  CHECK(wrong == 0);
+
+  // The fillers take hashes as text: 64 lower-case hex digits as digests, anything else as
+  // itself, and everything is there once they are flushed.
+  HashSet set;
+  HashMap<long long> map;
+  {
+    HashSet::Inserter inserter(set);
+    HashMap<long long>::Emplacer emplacer(map);
+    for (std::size_t i = 0; i < 9000; ++i) {
+      const std::string hash = digest_hex(entries[i].first);
+      inserter.insert(hash);
+      emplacer.emplace(hash, static_cast<long long>(i));
+    }
+    inserter.insert("not-a-digest");
+    emplacer.emplace("NOT-A-DIGEST", -7);
+    inserter.flush();  // explicit, then again when they end
+  }
+  std::map<HashDigest, std::size_t> first_of;  // a repeated hash keeps the row of its first occurrence
+  for (std::size_t i = 0; i < 9000; ++i) first_of.emplace(entries[i].first, i);
+  std::size_t missing = 0;
+  for (std::size_t i = 0; i < 9000; ++i) {
+    const std::string hash = digest_hex(entries[i].first);
+    if (!set.count(hash)) ++missing;
+    const long long* row = map.find(std::string_view(hash));
+    if (!row || *row != static_cast<long long>(first_of.at(entries[i].first))) ++missing;
+  }
+  CHECK(missing == 0);
+  CHECK(set.count(std::string_view("not-a-digest")));
+  REQUIRE(map.find(std::string_view("NOT-A-DIGEST")) != nullptr);
+  CHECK(*map.find(std::string_view("NOT-A-DIGEST")) == -7);
 }
