@@ -320,6 +320,7 @@ Outcome export_table(const Audit& audit, const ExportOptions& options, std::ostr
     RowWriter writer{*target, csv, formulas, columns(fkeys)};
     writer.start();
     std::size_t done = 0, failed = 0, skipped = 0;
+    const Store::ReadTransaction reading(*store);  // one file lock for every look-up
     for (const auto& r : plan.requests) {
       std::optional<AnswerRecord> a = store->answer(r.hash());
       if (!a) {
@@ -343,21 +344,30 @@ Outcome export_table(const Audit& audit, const ExportOptions& options, std::ostr
     if (judge.rubric().criteria) columns.insert(columns.end() - 4, "criteria");
     RowWriter writer{*target, csv, formulas, columns};
     writer.start();
-    std::vector<std::size_t> rows(plan.requests.size());
-    for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;
     // The repairs a run allows (AuditOptions::repairs): an answer still unusable after
-    // them is `invalid`, as `mirac run` and `mirac analyze` count it.
-    const std::vector<JudgeState> states = resolve_judging(spec, plan, judge, *store, rows, audit.options.repairs);
+    // them is `invalid`, as `mirac run` and `mirac analyze` count it. Resolved and written
+    // a block of requests at a time, each answer and reply read when its block comes: the
+    // export holds one block's texts, not the store's (at ten times MIRA that was 1 GiB).
+    JudgingResolver resolver(spec, plan, judge, *store, audit.options.repairs, JudgmentDetail::texts,
+                             /*may_preload=*/false);
+    const Store::ReadTransaction reading(*store);
     std::size_t counts[5] = {0, 0, 0, 0, 0};  // by JudgeState::Kind
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      const JudgeState& s = states[i];
-      ++counts[static_cast<int>(s.kind)];
-      // Only answers can be judged: requests with no answer, or a failed one, have no row.
-      if (s.kind == JudgeState::Kind::no_answer) continue;
-      writer.write(score_row(spec, plan, plan.requests[i], j, s, keys, s.judge_hash));
+    std::vector<std::size_t> rows;
+    for (std::size_t start = 0; start < plan.requests.size(); start += kJudgeBlockAnswers) {
+      const std::size_t end = std::min(plan.requests.size(), start + kJudgeBlockAnswers);
+      rows.resize(end - start);
+      for (std::size_t i = start; i < end; ++i) rows[i - start] = i;
+      const std::vector<JudgeState> states = resolver.resolve(rows);
+      for (std::size_t k = 0; k < rows.size(); ++k) {
+        const JudgeState& s = states[k];
+        ++counts[static_cast<int>(s.kind)];
+        // Only answers can be judged: requests with no answer, or a failed one, have no row.
+        if (s.kind == JudgeState::Kind::no_answer) continue;
+        writer.write(score_row(spec, plan, plan.requests[rows[k]], j, s, keys, s.judge_hash));
+      }
     }
     using K = JudgeState::Kind;
-    const std::size_t answers = rows.size() - counts[static_cast<int>(K::no_answer)];
+    const std::size_t answers = plan.requests.size() - counts[static_cast<int>(K::no_answer)];
     summary = fmt::format("export {} scores of judge {}: {} answers ({} scored, {} invalid, {} pending, {} failed) to "
                           "{}; {} of {} requests have no answer (or a failed one) and were skipped\n",
                           spec.name, j.name, answers, counts[static_cast<int>(K::scored)],

@@ -206,6 +206,14 @@ bool Store::lock_for_run(std::string& error) {
   return true;
 }
 
+Store::ReadTransaction::ReadTransaction(Store& store) : store_(store) {
+  if (sqlite3_get_autocommit(store_.impl_->db) != 0) began_ = store_.impl_->connection->exec("BEGIN");
+}
+
+Store::ReadTransaction::~ReadTransaction() {
+  if (began_ && sqlite3_get_autocommit(store_.impl_->db) == 0) store_.impl_->connection->exec("COMMIT");
+}
+
 HashSet Store::done_hashes() {
   HashSet out;
   // Rows are numbered from 1 and never renumbered: the largest bounds how many there are.

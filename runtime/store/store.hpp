@@ -95,6 +95,23 @@ class Store {
   /// past it fail with SQLITE_FULL. Tests use it to fill the store without filling a disk.
   bool cap_pages(long long pages);
 
+  /// One read transaction over many reads (an export's look-ups one by one): SQLite then
+  /// takes its file lock once, where each statement outside a transaction takes and drops
+  /// it (a system call or three per look-up). Nothing when a transaction is open already.
+  /// Writers are not held up (the store's journal is a write-ahead log), but the log is not
+  /// folded back into the file while the read lasts: keep it to one command's reading.
+  class ReadTransaction {
+   public:
+    explicit ReadTransaction(Store& store);
+    ~ReadTransaction();
+    ReadTransaction(const ReadTransaction&) = delete;
+    ReadTransaction& operator=(const ReadTransaction&) = delete;
+
+   private:
+    Store& store_;
+    bool began_ = false;
+  };
+
   /// Hashes with a stored successful answer (loaded once per run to skip them).
   HashSet done_hashes();
   /// Those of `among` with a stored successful answer: a lookup each when they are few

@@ -227,3 +227,29 @@ TEST_CASE("store rows: the done hashes among a few requests are looked up one by
   const HashSet all = store->done_hashes(many);
   for (int i = 0; i < 45; ++i) CHECK(all.count(names[static_cast<std::size_t>(i)]) == (i < 40 && i % 4 != 3));
 }
+
+TEST_CASE("store rows: a read transaction sees the store as of its start, lets writers on, and ends") {
+  test::TempDir dir;
+  std::string error;
+  auto reader = Store::open(dir.path, error);
+  auto writer = Store::open(dir.path, error);
+  REQUIRE_MESSAGE((reader && writer), error);
+  REQUIRE(writer->record_answer(answer_for("a"), attempt_for("a")));
+  {
+    const Store::ReadTransaction reading(*reader);
+    REQUIRE(reader->answer("a"));
+    // A writer is not held up by the read (write-ahead log)...
+    REQUIRE(writer->record_answer(answer_for("b"), attempt_for("b")));
+    // ...and the read goes on seeing the store as it was when it began.
+    CHECK(reader->brief("b") == nullptr);
+    CHECK(reader->answer("a")->text == "answer a");
+    {
+      const Store::ReadTransaction nested(*reader);  // one open already: nothing, and no error
+      CHECK(reader->answer("a"));
+    }
+    CHECK(reader->brief("b") == nullptr);  // the nested one did not end the outer read
+  }
+  // Ended: what was written meanwhile is seen.
+  REQUIRE(reader->brief("b"));
+  CHECK(reader->brief("b")->status == "done");
+}
