@@ -4,11 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <exception>
 #include <functional>
-#include <system_error>
+#include <iterator>
 #include <optional>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -157,17 +155,14 @@ void resolve_text(const Spec& spec, const Plan& plan, const JudgeBuilder& judge,
   if (before == JudgeState::Kind::scored && chain.kind == JudgeState::Kind::scored) state.scores = std::move(last_read);
 }
 
-// Resolves the rows `todo` (positions in `rows`) whose prompt is `part` modulo `parts` into
-// `out`. A prompt's answers (one per model and arm) fall in the same part, so what their
-// first judge calls share is hashed once per prompt: they are taken prompt by prompt, and
-// only the current prompt's shared part is kept.
-void resolve_part(const Spec& spec, const Plan& plan, const JudgeBuilder& judge, Store& store,
+// Resolves the rows `todo` (positions in `rows`) into `out`. What a prompt's answers' first
+// judge calls share is hashed once per prompt: they are taken prompt by prompt, and only the
+// current prompt's shared part is kept.
+void resolve_rows(const Spec& spec, const Plan& plan, const JudgeBuilder& judge, Store& store,
                   const std::vector<std::size_t>& rows, const std::vector<std::size_t>& todo, int max_repairs,
-                  std::size_t part, std::size_t parts, std::vector<JudgeState>& out) {
+                  std::vector<JudgeState>& out) {
   ScoreReader reader(spec, judge);
-  std::vector<std::size_t> mine;
-  for (std::size_t i : todo)
-    if (plan.requests[rows[i]].prompt % parts == part) mine.push_back(i);
+  std::vector<std::size_t> mine = todo;
   std::stable_sort(mine.begin(), mine.end(), [&](std::size_t a, std::size_t b) {
     return plan.requests[rows[a]].prompt < plan.requests[rows[b]].prompt;
   });
@@ -191,8 +186,8 @@ JudgeState resolve_text_judging(const Spec& spec, const Plan& plan, const JudgeB
 }
 
 JudgingResolver::JudgingResolver(const Spec& spec, const Plan& plan, const JudgeBuilder& judge, Store& store,
-                                 int max_repairs, JudgmentDetail detail, bool may_preload)
-    : spec_(spec), plan_(plan), judge_(judge), store_(store), max_repairs_(max_repairs), may_preload_(may_preload) {
+                                 int max_repairs, JudgmentDetail detail)
+    : spec_(spec), plan_(plan), judge_(judge), store_(store), max_repairs_(max_repairs) {
   if (detail == JudgmentDetail::scores) kept_ = std::make_unique<JudgmentCache>(judge, plan, store);
 }
 
@@ -203,46 +198,30 @@ std::vector<JudgeState> JudgingResolver::resolve(const std::vector<std::size_t>&
   std::vector<std::size_t> todo;  // positions in `rows` the store keeps no judgment of
   for (std::size_t i = 0; i < rows.size(); ++i)
     if (!kept_ || !kept_->fill(rows[i], max_repairs_, out[i])) todo.push_back(i);
-  // Many to read: one scan of the store takes a fifth of the time of a lookup each.
-  constexpr std::size_t kMany = 4096;
-  if (may_preload_ && todo.size() >= kMany && !store_.serves_briefs_from_memory()) store_.preload_briefs();
-  // Served from memory, the store may be read from two threads: a full MIRA store's
-  // 43,200 judgments then resolve in half the time. Otherwise lookups share one SQLite
-  // statement, and one thread does it all.
-  const std::size_t threads = store_.serves_briefs_from_memory() && todo.size() >= kMany
-                                  ? std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 4)
-                                  : 1;
-  if (threads == 1) {
-    resolve_part(spec_, plan_, judge_, store_, rows, todo, max_repairs_, 0, 1, out);
-    if (kept_) kept_->save(rows, out);
-    return out;
-  }
-  std::vector<std::thread> workers;
-  std::vector<std::exception_ptr> errors(threads);
-  auto part = [&](std::size_t t) {
-    try {
-      resolve_part(spec_, plan_, judge_, store_, rows, todo, max_repairs_, t, threads, out);
-    } catch (...) {
-      errors[t] = std::current_exception();
-    }
-  };
-  for (std::size_t t = 0; t < threads; ++t) {
-    try {
-      workers.emplace_back(part, t);
-    } catch (const std::system_error&) {
-      part(t);  // no thread to be had (a process limit): this one does the share
-    }
-  }
-  for (auto& w : workers) w.join();
-  for (const auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  resolve_rows(spec_, plan_, judge_, store_, rows, todo, max_repairs_, out);
   if (kept_) kept_->save(rows, out);
   return out;
 }
 
 std::vector<JudgeState> resolve_judging(const Spec& spec, const Plan& plan, const JudgeBuilder& judge, Store& store,
                                         const std::vector<std::size_t>& rows, int max_repairs, JudgmentDetail detail) {
-  return JudgingResolver(spec, plan, judge, store, max_repairs, detail, /*may_preload=*/true).resolve(rows);
+  // A block at a time, each answer and reply read when its block comes, all in one read
+  // transaction (one file lock for every look-up): memory holds a block's texts, where a
+  // copy of every answer and reply in the store was 1.2 GB at ten times MIRA the first
+  // time a new build of mirac kept its judgments.
+  constexpr std::size_t kResolveBlock = 16384;
+  JudgingResolver resolver(spec, plan, judge, store, max_repairs, detail);
+  const Store::ReadTransaction reading(store);
+  std::vector<JudgeState> out;
+  out.reserve(rows.size());
+  std::vector<std::size_t> block;
+  for (std::size_t start = 0; start < rows.size(); start += kResolveBlock) {
+    block.assign(rows.begin() + static_cast<std::ptrdiff_t>(start),
+                 rows.begin() + static_cast<std::ptrdiff_t>(std::min(rows.size(), start + kResolveBlock)));
+    std::vector<JudgeState> states = resolver.resolve(block);
+    std::move(states.begin(), states.end(), std::back_inserter(out));
+  }
+  return out;
 }
 
 void JudgeStates::add(JudgeState::Kind kind) {
@@ -318,7 +297,7 @@ JudgePhaseSummary run_judge_phase(const Spec& spec, const Plan& plan, const Judg
     const bool sends = round <= max_repairs;
     BlockSend sender(store, round_options, cancel, hooks,
                      round == 0 ? "judge " + judge.judge().name : fmt::format("judge {} repair {}", judge.judge().name, round));
-    JudgingResolver resolver(spec, plan, judge, store, max_repairs, JudgmentDetail::scores, /*may_preload=*/false);
+    JudgingResolver resolver(spec, plan, judge, store, max_repairs, JudgmentDetail::scores);
     std::vector<std::size_t> block;
     for (std::size_t from = 0; from < order.size() && !cancel.load(); from += kJudgeBlockAnswers) {
       block.assign(order.begin() + static_cast<std::ptrdiff_t>(from),

@@ -65,11 +65,11 @@ class JudgmentCache;
 /// store keeps of scored judgments is loaded once, not once a block.
 class JudgingResolver {
  public:
-  /// With `may_preload`, a call with many judgments to read loads every brief of the store
-  /// in one scan (and resolves on several threads); a judge round that resolves block by
-  /// block to bound its memory reads them one by one instead.
+  /// Each answer and reply is read from the store when its request is resolved: a caller
+  /// bounds the memory by resolving a block at a time (inside a Store::ReadTransaction when
+  /// it only reads, so that the look-ups share one file lock).
   JudgingResolver(const Spec& spec, const Plan& plan, const JudgeBuilder& judge, Store& store, int max_repairs,
-                  JudgmentDetail detail, bool may_preload);
+                  JudgmentDetail detail);
   ~JudgingResolver();
   /// The state of each request in `rows` (indices into plan.requests).
   std::vector<JudgeState> resolve(const std::vector<std::size_t>& rows);
@@ -80,7 +80,6 @@ class JudgingResolver {
   const JudgeBuilder& judge_;
   Store& store_;
   int max_repairs_;
-  bool may_preload_;
   std::unique_ptr<JudgmentCache> kept_;  /// null: JudgmentDetail::texts
 };
 

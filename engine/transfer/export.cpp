@@ -348,8 +348,7 @@ Outcome export_table(const Audit& audit, const ExportOptions& options, std::ostr
     // them is `invalid`, as `mirac run` and `mirac analyze` count it. Resolved and written
     // a block of requests at a time, each answer and reply read when its block comes: the
     // export holds one block's texts, not the store's (at ten times MIRA that was 1 GiB).
-    JudgingResolver resolver(spec, plan, judge, *store, audit.options.repairs, JudgmentDetail::texts,
-                             /*may_preload=*/false);
+    JudgingResolver resolver(spec, plan, judge, *store, audit.options.repairs, JudgmentDetail::texts);
     const Store::ReadTransaction reading(*store);
     std::size_t counts[5] = {0, 0, 0, 0, 0};  // by JudgeState::Kind
     std::vector<std::size_t> rows;

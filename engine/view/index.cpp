@@ -47,7 +47,6 @@ constexpr double kNa = std::numeric_limits<double>::quiet_NaN();
 // Judgments resolved at once while building: their states are what the build holds besides
 // the index (a few hundred bytes each).
 constexpr std::size_t kJudgmentBlock = 16384;
-constexpr bool kMayPreloadBriefs = false;
 
 Judging judging_from(JudgeState::Kind kind) {
   switch (kind) {
@@ -131,17 +130,8 @@ std::unique_ptr<AnswerIndex> AnswerIndex::build(const Audit& audit, Outcome& out
   index->table_.rater = spec.scores_rater;
   index->mark_flags();
   if (warm.joinable()) warm.join();
-  // A panel's scores (rater_scores) may have read every answer's brief into memory at once;
-  // the pages read a few, so that memory is given back with the store it was read into.
-  if (page_store) {
-    index->store_ = std::move(page_store);
-  } else if (index->store_->serves_briefs_from_memory()) {
-    index->store_ = Store::open(audit.run_dir, error);
-    if (!index->store_) {
-      outcome = Outcome::fail(kRunError, "mirac view: " + error);
-      return nullptr;
-    }
-  }
+  // The warmed connection serves the pages (its row map is built).
+  if (page_store) index->store_ = std::move(page_store);
 #if defined(__GLIBC__)
   // The judgments' states and what the store keeps of them are freed, but glibc keeps freed
   // memory for the process: the server would hold it for as long as it runs. Handed back here.
@@ -183,14 +173,14 @@ void AnswerIndex::add_scored(AnswerRow& row, const std::vector<double>& scores, 
 // what the analyses see. Block by block, so that the states held at once are a block's (at
 // ten times MIRA, all 432,000 at once were a third of the view's peak). Judgments the store
 // does not keep (the first start of a new build of mirac) are read from their replies one
-// look-up at a time: preloading every brief would read the whole store's texts into memory.
+// look-up at a time.
 void AnswerIndex::read_judge(int judge) {
   const Spec& spec = this->spec();
   const Plan& plan = this->plan();
   judge_ = std::make_unique<JudgeBuilder>(spec, audit_.sources(), judge);
   table_.dims = judge_->dims();
-  JudgingResolver resolver(spec, plan, *judge_, *store_, audit_.options.repairs, JudgmentDetail::scores,
-                           kMayPreloadBriefs);
+  JudgingResolver resolver(spec, plan, *judge_, *store_, audit_.options.repairs, JudgmentDetail::scores);
+  const Store::ReadTransaction reading(*store_);  // one file lock for every look-up
   std::vector<std::uint8_t> met;
   std::vector<std::size_t> block;
   for (std::size_t begin = 0; begin < rows_.size(); begin += kJudgmentBlock) {

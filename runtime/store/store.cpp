@@ -74,8 +74,6 @@ struct Store::Impl {
   // of every answer and judgment (86,400 for MIRA), and preparing the statement each time
   // took a third of the view's start.
   std::unique_ptr<Stmt> brief;
-  /// preload_briefs(): every brief by hash, until a write clears it.
-  std::optional<std::unordered_map<std::string, std::shared_ptr<const Store::Brief>, RequestHashKey>> briefs;
   /// Ends the write transaction without its writes, and the rows it had added.
   void roll_back() {
     rollback->step();
@@ -321,7 +319,6 @@ bool Store::Impl::upsert_answer(const AnswerRecord& a, long long& row) {
 }
 
 bool Store::record_attempt(const AttemptRecord& attempt) {
-  impl_->briefs.reset();  // what is written next is not in the preloaded briefs
   if (!insert_attempt(*impl_->attempt, attempt)) {
     last_error_ = fmt::format("store {}: {}", path_.string(), sqlite3_errmsg(impl_->db));
     return false;
@@ -366,7 +363,6 @@ void Store::rollback_batch() {
 }
 
 bool Store::check_writable(std::string& error) {
-  impl_->briefs.reset();  // what is written next is not in the preloaded briefs
   // A probe of about four answers' size, committed (so it reaches the disk, not only the
   // page cache) and then deleted.
   bool ok = impl_->connection->exec(
@@ -380,7 +376,6 @@ bool Store::check_writable(std::string& error) {
 }
 
 bool Store::import_journal(std::size_t& imported, std::string& error) {
-  impl_->briefs.reset();  // what is written next is not in the preloaded briefs
   imported = 0;
   const auto file = journal_path(path_.parent_path());
   std::error_code ec;
@@ -408,7 +403,6 @@ bool Store::cap_pages(long long pages) {
 }
 
 bool Store::record_answer(const AnswerRecord& a, const AttemptRecord& final_attempt) {
-  impl_->briefs.reset();  // what is written next is not in the preloaded briefs
   auto& i = *impl_;
   bool own_tx = !in_batch_;
   auto fail = [&] {
@@ -436,7 +430,6 @@ bool Store::record_answer(const AnswerRecord& a, const AttemptRecord& final_atte
 }
 
 bool Store::import_answers(const std::vector<AnswerRecord>& answers, std::size_t& stored, std::size_t& skipped) {
-  impl_->briefs.reset();  // what is written next is not in the preloaded briefs
   stored = skipped = 0;
   auto& i = *impl_;
   bool own_tx = !in_batch_;
@@ -471,24 +464,7 @@ bool Store::import_answers(const std::vector<AnswerRecord>& answers, std::size_t
   return true;
 }
 
-void Store::preload_briefs() {
-  std::unordered_map<std::string, std::shared_ptr<const Brief>, RequestHashKey> all;
-  if (Stmt count(impl_->db, "SELECT count(*) FROM answers"); count.ok() && count.step() == SQLITE_ROW)
-    all.reserve(static_cast<std::size_t>(count.integer(0)));
-  Stmt q(impl_->db, "SELECT hash,status,text,cause,truncated,warnings FROM answers");
-  while (q.ok() && q.step() == SQLITE_ROW)
-    all.emplace(q.text(0), std::make_shared<const Brief>(Brief{q.text(1), q.text(2), q.text(3), q.text(4) == "1", q.text(5)}));
-  if (q.ok()) impl_->briefs = std::move(all);
-}
-
-bool Store::serves_briefs_from_memory() const { return impl_->briefs.has_value(); }
-
 std::shared_ptr<const Store::Brief> Store::brief(const std::string& hash) {
-  if (impl_->briefs) {
-    auto it = impl_->briefs->find(hash);
-    if (it == impl_->briefs->end()) return nullptr;
-    return it->second;
-  }
   long long row = 0;
   if (!impl_->rows.find(impl_->db, hash, row) || row == 0) return nullptr;
   if (!impl_->brief)

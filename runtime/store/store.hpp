@@ -160,16 +160,10 @@ class Store {
     bool truncated = false;  ///< the reply was cut at its token limit
     std::string warnings;    ///< AnswerRecord::warnings
   };
-  /// Shared, not copied: judging looks up 86,400 briefs of kilobytes each, and copying their
-  /// texts out of the preloaded ones was a tenth of `mirac view`'s start. Null: not stored.
+  /// One answer's status, text and marks, read when asked (inside a ReadTransaction when
+  /// there are many: a look-up each then costs about what one scan of the store did).
+  /// Null: not stored.
   std::shared_ptr<const Brief> brief(const std::string& hash);
-  /// Reads every answer's brief in one scan and serves brief() from memory until the next
-  /// write to the store: for readers that look up every answer and judgment (`mirac view`,
-  /// `mirac status`), where one scan takes a fifth of the time of 86,400 lookups.
-  void preload_briefs();
-  /// Whether brief() answers from the preloaded briefs (until the next write): then, and
-  /// only then, brief() may be called from several threads at once.
-  bool serves_briefs_from_memory() const;
   /// A done answer that was cut at its token limit or carries the server's warnings.
   struct Marks {
     bool truncated = false;
